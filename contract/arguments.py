@@ -1,0 +1,42 @@
+"""Argument ranges of the GraphQL contract (SPEC §3, §5, §6), checked before any I/O."""
+
+from __future__ import annotations
+
+from contract.errors import Malformed
+from contract.identifiers import is_canonical_uuid
+
+SEARCH_LIMIT = (1, 100)  # SPEC §3: default 10
+SUPPORT_LIMIT = (0, 10)  # SPEC §3: default 3
+WALK_DEPTH = (1, 2)  # SPEC §5: default 1
+WALK_MAX_NODES = (1, 500)  # default 50; counts the start
+WALK_MAX_EDGES = (1, 1000)  # default 100
+WALK_MAX_CANDIDATES = (1, 5000)  # default 500
+MAX_QUERY_LENGTH = 1000  # characters; a search query longer than this is refused
+MAX_LABELS = 100
+MAX_RELATION_TYPES = 100
+MAX_NAME_LENGTH = 200  # a label or relation type name
+
+
+def check_range(argument: str, value: int, bounds: tuple[int, int]) -> int:
+    low, high = bounds
+    if not low <= value <= high:
+        raise Malformed(argument, f"must be between {low} and {high}, got {value}")
+    return value
+
+
+def check_id(argument: str, value: str) -> str:
+    if not is_canonical_uuid(value):
+        raise Malformed(argument, "must be a canonical lowercase UUID string")
+    return value
+
+
+def check_names(argument: str, values: list[str] | None, most: int) -> tuple[str, ...] | None:
+    """A list of label or relation type names: not empty strings, not too many, no repeats."""
+    if values is None:
+        return None
+    if len(values) > most:
+        raise Malformed(argument, f"at most {most} names")
+    for value in values:
+        if not value or len(value) > MAX_NAME_LENGTH:
+            raise Malformed(argument, f"each name must have 1 to {MAX_NAME_LENGTH} characters")
+    return tuple(dict.fromkeys(values))

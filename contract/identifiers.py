@@ -1,0 +1,34 @@
+"""Ids in the graph are canonical lowercase UUID strings (SPEC §2)."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+_CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+# The namespace for ids derived from foreign ids (GraphRAG's 128-hex digests, SPEC §10).
+DERIVED_ID_NAMESPACE = uuid.UUID("5b0f8a52-8a7f-4c8e-9d55-6f1e2a9c3e10")
+
+
+def is_canonical_uuid(value: object) -> bool:
+    """True for `xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx` in lowercase hex, nothing else.
+
+    >>> is_canonical_uuid("0b6f5d1e-2c1a-4f43-9a57-1f0a6d2b9c11"), is_canonical_uuid("0B6F")
+    (True, False)
+    """
+    return isinstance(value, str) and _CANONICAL_UUID.fullmatch(value) is not None
+
+
+def canonical_id(value: str, kind: str) -> str:
+    """`value` itself when it is a canonical UUID, else a UUID5 derived from `kind` and it.
+
+    `kind` keeps ids of different tables apart (a text unit and an entity may share a
+    foreign id). Deterministic, so loading the same data twice yields the same ids.
+    """
+    if is_canonical_uuid(value):
+        return value
+    lowered = value.strip().lower()
+    if is_canonical_uuid(lowered):
+        return lowered
+    return str(uuid.uuid5(DERIVED_ID_NAMESPACE, f"{kind}:{value}"))

@@ -1,0 +1,87 @@
+"""One way to run a statement against Neo4j, with the database, timeout and error mapping set.
+
+Reads are sent as auto-commit queries: one network round trip each (a managed transaction
+costs two), and every read the service makes is a single statement.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any, LiteralString
+
+import neo4j
+from neo4j import AsyncDriver, AsyncManagedTransaction, Record
+from neo4j.exceptions import ServiceUnavailable, SessionExpired
+
+from contract.errors import BackendUnavailable
+
+log = logging.getLogger(__name__)
+
+StatementObserver = Callable[[str, Mapping[str, Any]], None]
+
+
+class Graph:
+    """The service's handle on one Neo4j database.
+
+    `observers` are called with every statement before it is sent; tests use them to count
+    database round trips.
+    """
+
+    def __init__(
+        self,
+        driver: AsyncDriver,
+        database: str | None = None,
+        query_timeout: float | None = None,
+    ) -> None:
+        self.driver = driver
+        self.database = database
+        self.query_timeout = query_timeout
+        self.observers: list[StatementObserver] = []
+
+    def _observe(self, query: str, parameters: Mapping[str, Any]) -> None:
+        for observer in self.observers:
+            observer(query, parameters)
+
+    async def read(self, query: LiteralString, parameters: Mapping[str, Any]) -> list[Record]:
+        """Run one read statement and return all its records."""
+        self._observe(query, parameters)
+        try:
+            async with self.driver.session(
+                database=self.database, default_access_mode=neo4j.READ_ACCESS
+            ) as session:
+                result = await session.run(
+                    neo4j.Query(query, timeout=self.query_timeout), dict(parameters)
+                )
+                return [record async for record in result]
+        except (ServiceUnavailable, SessionExpired) as error:
+            log.warning("Neo4j unreachable: %s", error)
+            raise BackendUnavailable("The graph database cannot be reached; try again.") from error
+
+    async def write(self, query: LiteralString, parameters: Mapping[str, Any]) -> list[Record]:
+        """Run one write statement in its own transaction (retried on transient errors)."""
+        self._observe(query, parameters)
+        try:
+            records, _, _ = await self.driver.execute_query(
+                neo4j.Query(query, timeout=self.query_timeout),
+                dict(parameters),
+                database_=self.database,
+                routing_=neo4j.RoutingControl.WRITE,
+            )
+            return list(records)
+        except (ServiceUnavailable, SessionExpired) as error:
+            raise BackendUnavailable("The graph database cannot be reached; try again.") from error
+
+    async def auto_commit(self, query: LiteralString, parameters: Mapping[str, Any]) -> None:
+        """Run a statement that manages its own transactions (`CALL … IN TRANSACTIONS`)."""
+        self._observe(query, parameters)
+        async with self.driver.session(database=self.database) as session:
+            result = await session.run(neo4j.Query(query), dict(parameters))
+            await result.consume()
+
+    async def transaction(
+        self, work: Callable[[AsyncManagedTransaction], Any]
+    ) -> Any:
+        """Run `work` in one write transaction: all of it commits, or none of it."""
+        async with self.driver.session(database=self.database) as session:
+            return await session.execute_write(work)

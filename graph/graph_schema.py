@@ -1,0 +1,129 @@
+"""`evidencegraph schema apply`: constraints and per-label indexes (SPEC §2). Idempotent.
+
+Labels cannot be Cypher parameters in schema commands, so this is the one module that puts a
+name into Cypher text; `quote_identifier` escapes it, and only label names read from the graph
+itself or validated input ever reach it.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import LiteralString
+
+from graph.driver import Graph
+from graph.index_catalog import read_index_catalog
+from graph.records import GRAPH_OWNED_LABELS
+
+log = logging.getLogger(__name__)
+
+CONSTRAINTS: tuple[LiteralString, ...] = (
+    "CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (n:Entity) REQUIRE n.id IS UNIQUE",
+    "CREATE CONSTRAINT chunk_id IF NOT EXISTS FOR (n:Chunk) REQUIRE n.id IS UNIQUE",
+    "CREATE CONSTRAINT document_id IF NOT EXISTS FOR (n:Document) REQUIRE n.id IS UNIQUE",
+    "CREATE CONSTRAINT job_id IF NOT EXISTS FOR (n:Job) REQUIRE n.id IS UNIQUE",
+    "CREATE INDEX chunk_job_id IF NOT EXISTS FOR (n:Chunk) ON (n.jobId)",
+    "CREATE INDEX job_status IF NOT EXISTS FOR (n:Job) ON (n.status)",
+    "CREATE INDEX job_document_id IF NOT EXISTS FOR (n:Job) ON (n.documentId)",
+)
+
+ENTITY_LABELS_PRESENT: LiteralString = (
+    "MATCH (e:Entity) UNWIND labels(e) AS label"
+    " WITH DISTINCT label WHERE NOT label IN $graphOwnedLabels"
+    " RETURN label ORDER BY label"
+)
+
+AWAIT_INDEXES: LiteralString = "CALL db.awaitIndexes($seconds)"
+
+
+def quote_identifier(name: str) -> str:
+    """A label or index name as a Cypher identifier: backticks, inner backticks doubled.
+
+    >>> quote_identifier("Person"), quote_identifier("we`ird")
+    ('`Person`', '`we``ird`')
+    """
+    if not name or "\x00" in name:
+        raise ValueError(f"not a usable identifier: {name!r}")
+    return "`" + name.replace("`", "``") + "`"
+
+
+def fulltext_index_name(label: str) -> str:
+    return f"entity_name_fulltext_{label}"
+
+
+def vector_index_name(label: str) -> str:
+    return f"entity_embedding_vector_{label}"
+
+
+PASSAGE_FULLTEXT_INDEX = "chunk_text_fulltext"
+PASSAGE_VECTOR_INDEX = "chunk_embedding_vector"
+
+
+@dataclass(frozen=True)
+class SchemaReport:
+    labels: list[str]
+    created: list[str]
+
+
+def _fulltext_ddl(index: str, label: str, properties: list[str], analyzer: str) -> str:
+    on_each = ", ".join(f"n.{quote_identifier(p)}" for p in properties)
+    return (
+        f"CREATE FULLTEXT INDEX {quote_identifier(index)} IF NOT EXISTS"
+        f" FOR (n:{quote_identifier(label)}) ON EACH [{on_each}]"
+        f" OPTIONS {{indexConfig: {{`fulltext.analyzer`: '{analyzer}'}}}}"
+    )
+
+
+def _vector_ddl(index: str, label: str, dimensions: int) -> str:
+    return (
+        f"CREATE VECTOR INDEX {quote_identifier(index)} IF NOT EXISTS"
+        f" FOR (n:{quote_identifier(label)}) ON (n.embedding)"
+        f" OPTIONS {{indexConfig: {{`vector.dimensions`: {int(dimensions)},"
+        f" `vector.similarity_function`: 'cosine'}}}}"
+    )
+
+
+async def apply_schema(
+    graph: Graph,
+    dimensions: int,
+    labels: list[str] | None = None,
+    lexical_properties: tuple[str, ...] = ("name",),
+    analyzer: str = "standard-no-stop-words",
+    await_seconds: int = 300,
+) -> SchemaReport:
+    """Create constraints, then both indexes of every entity label present (or `labels`).
+
+    Existing indexes are left as they are (`IF NOT EXISTS`); the report lists what was new.
+    """
+    for statement in CONSTRAINTS:
+        await graph.write(statement, {})
+    if labels is None:
+        rows = await graph.read(
+            ENTITY_LABELS_PRESENT, {"graphOwnedLabels": list(GRAPH_OWNED_LABELS)}
+        )
+        labels = [row["label"] for row in rows]
+    before = {index.name for index in (await read_index_catalog(graph)).indexes}
+    statements: list[tuple[str, str]] = [
+        (PASSAGE_FULLTEXT_INDEX, _fulltext_ddl(PASSAGE_FULLTEXT_INDEX, "Chunk", ["text"], analyzer)),
+        (PASSAGE_VECTOR_INDEX, _vector_ddl(PASSAGE_VECTOR_INDEX, "Chunk", dimensions)),
+    ]
+    for label in labels:
+        if label in GRAPH_OWNED_LABELS:
+            continue
+        statements.append(
+            (
+                fulltext_index_name(label),
+                _fulltext_ddl(fulltext_index_name(label), label, list(lexical_properties), analyzer),
+            )
+        )
+        statements.append(
+            (vector_index_name(label), _vector_ddl(vector_index_name(label), label, dimensions))
+        )
+    for _, statement in statements:
+        await graph.write(statement, {})  # type: ignore[arg-type]  # escaped names only
+    if await_seconds:
+        await graph.auto_commit(AWAIT_INDEXES, {"seconds": await_seconds})
+    created = [name for name, _ in statements if name not in before]
+    for name in created:
+        log.info("created index %s", name)
+    return SchemaReport(labels=list(labels), created=created)

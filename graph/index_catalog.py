@@ -1,0 +1,146 @@
+"""Which labels are entity labels, and the state of their two indexes (seed steps 1–2).
+
+An entity label is a label other than the graph-owned ones that has a VECTOR index on
+`embedding` (SPEC §1). Each must also have a FULLTEXT index covering `name`; a missing index,
+or one that is not ONLINE, makes a search of that label fail with `INDEX_NOT_READY`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, LiteralString
+
+from graph.driver import Graph
+from graph.records import GRAPH_OWNED_LABELS
+
+SHOW_INDEXES: LiteralString = (
+    "SHOW INDEXES YIELD name, type, state, labelsOrTypes, properties, entityType, options"
+    " WHERE entityType = 'NODE' AND type IN ['FULLTEXT', 'VECTOR']"
+    " RETURN name, type, state, labelsOrTypes, properties, options"
+)
+
+LEXICAL_PROPERTY = "name"  # seed step 3: lexical search matches the entity name
+EMBEDDING_PROPERTY = "embedding"
+
+
+class IndexState(Enum):
+    ONLINE = "ONLINE"
+    POPULATING = "POPULATING"
+    FAILED = "FAILED"
+    MISSING = "MISSING"
+
+    @classmethod
+    def of(cls, state: str | None) -> IndexState:
+        return cls.__members__.get(str(state).upper(), cls.FAILED) if state else cls.MISSING
+
+
+@dataclass(frozen=True, slots=True)
+class IndexInfo:
+    name: str
+    kind: str  # FULLTEXT | VECTOR
+    state: IndexState
+    label: str
+    properties: tuple[str, ...]
+    dimensions: int | None = None
+    analyzer: str | None = None
+
+    @classmethod
+    def from_row(cls, row: Any) -> IndexInfo | None:
+        labels = row["labelsOrTypes"] or []
+        if len(labels) != 1:
+            return None  # multi-label FULLTEXT indexes are not per-label indexes
+        config = (row["options"] or {}).get("indexConfig") or {}
+        dimensions = config.get("vector.dimensions")
+        return cls(
+            name=row["name"],
+            kind=row["type"],
+            state=IndexState.of(row["state"]),
+            label=labels[0],
+            properties=tuple(row["properties"] or ()),
+            dimensions=int(dimensions) if dimensions is not None else None,
+            analyzer=config.get("fulltext.analyzer"),
+        )
+
+
+def _best(candidates: Iterable[IndexInfo]) -> IndexInfo | None:
+    """Prefer an ONLINE index when several qualify; then by name, for determinism."""
+    ranked = sorted(candidates, key=lambda i: (i.state is not IndexState.ONLINE, i.name))
+    return ranked[0] if ranked else None
+
+
+@dataclass(frozen=True, slots=True)
+class LabelIndexes:
+    """A label's two indexes; `None` when missing."""
+
+    label: str
+    fulltext: IndexInfo | None
+    vector: IndexInfo | None
+
+    @property
+    def fulltext_state(self) -> IndexState:
+        return self.fulltext.state if self.fulltext else IndexState.MISSING
+
+    @property
+    def vector_state(self) -> IndexState:
+        return self.vector.state if self.vector else IndexState.MISSING
+
+
+@dataclass(frozen=True)
+class IndexCatalog:
+    indexes: tuple[IndexInfo, ...]
+    lexical_property: str = LEXICAL_PROPERTY
+    _by_label: dict[str, list[IndexInfo]] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        for index in self.indexes:
+            self._by_label.setdefault(index.label, []).append(index)
+
+    def fulltext_index(self, label: str) -> IndexInfo | None:
+        return _best(
+            i
+            for i in self._by_label.get(label, ())
+            if i.kind == "FULLTEXT" and self.lexical_property in i.properties
+        )
+
+    def vector_index(self, label: str) -> IndexInfo | None:
+        return _best(
+            i
+            for i in self._by_label.get(label, ())
+            if i.kind == "VECTOR" and i.properties == (EMBEDDING_PROPERTY,)
+        )
+
+    def entity_labels(self) -> list[str]:
+        """Every label with a vector index on `embedding`, graph-owned labels never."""
+        return sorted(
+            label
+            for label in self._by_label
+            if label not in GRAPH_OWNED_LABELS and self.vector_index(label) is not None
+        )
+
+    def label_indexes(self, label: str) -> LabelIndexes:
+        return LabelIndexes(label, self.fulltext_index(label), self.vector_index(label))
+
+    def passage_indexes(self) -> LabelIndexes:
+        return LabelIndexes(
+            "Chunk",
+            _best(i for i in self._by_label.get("Chunk", ()) if i.kind == "FULLTEXT"
+                  and "text" in i.properties),
+            self.vector_index("Chunk"),
+        )
+
+    def vector_dimensions(self, labels: Sequence[str] | None = None) -> set[int]:
+        """The dimensions the entity (and passage) vector indexes were created with."""
+        chosen = self.entity_labels() + ["Chunk"] if labels is None else list(labels)
+        return {
+            index.dimensions
+            for label in chosen
+            if (index := self.vector_index(label)) is not None and index.dimensions is not None
+        }
+
+
+async def read_index_catalog(graph: Graph, lexical_property: str = LEXICAL_PROPERTY) -> IndexCatalog:
+    rows = await graph.read(SHOW_INDEXES, {})
+    infos = tuple(info for row in rows if (info := IndexInfo.from_row(row)) is not None)
+    return IndexCatalog(infos, lexical_property)

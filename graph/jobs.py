@@ -1,0 +1,212 @@
+"""The write path (SPEC §2): writing one document version is a job.
+
+    1. begin   create Job{RUNNING} with version = the document's next version
+    2. write   chunks carrying `jobId` and that version, then mentions and relations
+    3. commit  in ONE transaction: Job.status = 'COMMITTED' and Document.currentVersion
+
+Until step 3 nothing the job wrote is current, so readers see the old version whole or the
+new one whole. A crash leaves a RUNNING job behind; `recover_stale_jobs` marks it FAILED and
+removes what it wrote. Entities and relations merge by id across documents; the ones a job
+created carry `createdByJob` so recovery can remove them when nothing else uses them.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any, LiteralString
+
+from graph.driver import Graph
+
+BEGIN_JOB: LiteralString = """
+MERGE (d:Document {id: $documentId})
+  ON CREATE SET d.workspace = $workspace, d.currentVersion = 0
+WITH d
+OPTIONAL MATCH (earlier:Job {documentId: d.id})
+WITH d, max(earlier.version) AS lastJobVersion
+WITH d, CASE WHEN lastJobVersion > d.currentVersion THEN lastJobVersion
+             ELSE d.currentVersion END + 1 AS version
+CREATE (j:Job {id: $jobId, status: 'RUNNING', documentId: d.id, version: version,
+               startedAt: datetime(), title: $title, uri: $uri})
+RETURN d.workspace AS workspace, version
+"""
+
+WRITE_PASSAGES: LiteralString = """
+MATCH (d:Document {id: $documentId})
+UNWIND $passages AS p
+CREATE (c:Chunk {id: p.id, documentId: $documentId, version: $version, position: p.position,
+                 text: p.text, jobId: $jobId})
+SET c.embedding = p.embedding
+CREATE (d)-[:HAS_PART]->(c)
+"""
+
+WRITE_ENTITIES: LiteralString = """
+UNWIND $entities AS row
+MERGE (e:Entity {id: row.id})
+  ON CREATE SET e.createdByJob = $jobId
+SET e.name = row.name, e.lastJob = $jobId,
+    e.description = coalesce(row.description, e.description),
+    e.embedding = coalesce(row.embedding, e.embedding)
+SET e:$(row.labels)
+WITH e, row
+UNWIND row.mentions AS passageId
+MATCH (c:Chunk {id: passageId})
+MERGE (e)-[:MENTIONED_IN]->(c)
+"""
+
+WRITE_RELATIONS: LiteralString = """
+UNWIND $relations AS row
+MATCH (source:Entity {id: row.source}), (target:Entity {id: row.target})
+MERGE (source)-[r:$(row.type) {id: row.id}]->(target)
+  ON CREATE SET r.createdByJob = $jobId, r.passageIds = []
+SET r.passageIds = reduce(ids = coalesce(r.passageIds, []), p IN row.passageIds |
+                          CASE WHEN p IN ids THEN ids ELSE ids + p END),
+    r.lastJob = $jobId
+SET r += row.properties
+"""
+
+COMMIT_JOB: LiteralString = """
+MATCH (j:Job {id: $jobId}) WHERE j.status = 'RUNNING'
+MATCH (d:Document {id: j.documentId})
+SET j.status = 'COMMITTED', j.finishedAt = datetime(),
+    d.currentVersion = CASE WHEN j.version > d.currentVersion THEN j.version
+                            ELSE d.currentVersion END,
+    d.title = coalesce(j.title, d.title), d.uri = coalesce(j.uri, d.uri)
+RETURN d.currentVersion AS currentVersion
+"""
+
+FAIL_JOB: LiteralString = """
+MATCH (j:Job {id: $jobId}) WHERE j.status = 'RUNNING'
+SET j.status = 'FAILED', j.finishedAt = datetime()
+RETURN j.id AS id
+"""
+
+# Cleanup of a FAILED job, in bounded transactions so a huge document cannot exhaust memory.
+REMOVE_JOB_CHUNKS: LiteralString = """
+MATCH (c:Chunk {jobId: $jobId})
+CALL (c) { DETACH DELETE c } IN TRANSACTIONS OF 5000 ROWS
+"""
+
+REMOVE_JOB_RELATIONS: LiteralString = """
+MATCH ()-[r]->() WHERE r.createdByJob = $jobId AND r.lastJob = $jobId
+CALL (r) { DELETE r } IN TRANSACTIONS OF 5000 ROWS
+"""
+
+REMOVE_JOB_ENTITIES: LiteralString = """
+MATCH (e:Entity {createdByJob: $jobId})
+WHERE e.lastJob = $jobId AND NOT EXISTS { (e)--() }
+CALL (e) { DELETE e } IN TRANSACTIONS OF 5000 ROWS
+"""
+
+STALE_JOBS: LiteralString = """
+MATCH (j:Job {status: 'RUNNING'})
+WHERE j.startedAt < datetime() - duration({seconds: $olderThanSeconds})
+RETURN j.id AS id ORDER BY j.startedAt
+"""
+
+CURRENT_CONTENT_HASH: LiteralString = """
+MATCH (d:Document {id: $documentId})
+OPTIONAL MATCH (j:Job {documentId: d.id, version: d.currentVersion, status: 'COMMITTED'})
+RETURN d.workspace AS workspace, j.contentHash AS contentHash
+"""
+
+SET_CONTENT_HASH: LiteralString = "MATCH (j:Job {id: $jobId}) SET j.contentHash = $contentHash"
+
+
+class WorkspaceMismatch(ValueError):
+    """A document id already belongs to another workspace."""
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    id: str
+    document_id: str
+    version: int
+
+
+async def begin_job(
+    graph: Graph,
+    document_id: str,
+    workspace: str,
+    title: str | None = None,
+    uri: str | None = None,
+    job_id: str | None = None,
+) -> Job:
+    """Create a RUNNING job writing the document's next version."""
+    job_id = job_id or str(uuid.uuid4())
+    rows = await graph.write(
+        BEGIN_JOB,
+        {"documentId": document_id, "workspace": workspace, "jobId": job_id,
+         "title": title, "uri": uri},
+    )
+    row = rows[0]
+    if row["workspace"] != workspace:
+        await fail_job(graph, job_id)
+        raise WorkspaceMismatch(
+            f"document {document_id} belongs to workspace {row['workspace']!r}, not {workspace!r}"
+        )
+    return Job(job_id, document_id, int(row["version"]))
+
+
+async def write_passages(graph: Graph, job: Job, passages: Sequence[dict[str, Any]]) -> None:
+    """Passages: dicts with id, position, text and optionally embedding."""
+    await graph.write(
+        WRITE_PASSAGES,
+        {"documentId": job.document_id, "version": job.version, "jobId": job.id,
+         "passages": [{"embedding": None, **p} for p in passages]},
+    )
+
+
+async def write_entities(graph: Graph, job: Job, entities: Sequence[dict[str, Any]]) -> None:
+    """Entities: dicts with id, labels, name, description?, embedding?, mentions."""
+    await graph.write(
+        WRITE_ENTITIES,
+        {"jobId": job.id,
+         "entities": [{"description": None, "embedding": None, "mentions": [], **e}
+                      for e in entities]},
+    )
+
+
+async def write_relations(graph: Graph, job: Job, relations: Sequence[dict[str, Any]]) -> None:
+    """Relations: dicts with id, type, source, target, passageIds, properties?."""
+    await graph.write(
+        WRITE_RELATIONS,
+        {"jobId": job.id,
+         "relations": [{"passageIds": [], "properties": {}, **r} for r in relations]},
+    )
+
+
+async def commit_job(graph: Graph, job: Job, content_hash: str | None = None) -> int:
+    """Flip the job to COMMITTED and the document to its version, in one transaction."""
+    if content_hash is not None:
+        await graph.write(SET_CONTENT_HASH, {"jobId": job.id, "contentHash": content_hash})
+    rows = await graph.write(COMMIT_JOB, {"jobId": job.id})
+    if not rows:
+        raise RuntimeError(f"job {job.id} is no longer RUNNING; it was recovered meanwhile")
+    return int(rows[0]["currentVersion"])
+
+
+async def fail_job(graph: Graph, job_id: str) -> None:
+    """Mark a RUNNING job FAILED and remove everything it wrote."""
+    await graph.write(FAIL_JOB, {"jobId": job_id})
+    for statement in (REMOVE_JOB_CHUNKS, REMOVE_JOB_RELATIONS, REMOVE_JOB_ENTITIES):
+        await graph.auto_commit(statement, {"jobId": job_id})
+
+
+async def recover_stale_jobs(graph: Graph, older_than: timedelta) -> list[str]:
+    """Fail every RUNNING job started before `older_than` ago; return their ids."""
+    rows = await graph.read(STALE_JOBS, {"olderThanSeconds": int(older_than.total_seconds())})
+    job_ids = [row["id"] for row in rows]
+    for job_id in job_ids:
+        await fail_job(graph, job_id)
+    return job_ids
+
+
+async def current_content_hash(graph: Graph, document_id: str) -> tuple[str | None, str | None]:
+    """(workspace, content hash of the current version), both None for a new document."""
+    rows = await graph.read(CURRENT_CONTENT_HASH, {"documentId": document_id})
+    if not rows:
+        return None, None
+    return rows[0]["workspace"], rows[0]["contentHash"]

@@ -1,0 +1,109 @@
+"""Batched lookups by id, each returning only what the caller may see (SPEC §1, §8).
+
+Every statement honours the batch contract: `UNWIND $keys`, one row per key found, and the
+caller rebuilds results in key order with `None` (or `[]`) for missing *and* hidden keys, so a
+hidden node looks exactly like a missing one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import LiteralString
+
+from contract.scope import Scope
+from graph.driver import Graph
+from graph.records import GRAPH_OWNED_LABELS, DocumentRecord, EntityRecord, PassageRecord
+from graph.visibility import (
+    document_in_scope,
+    entity_returnable,
+    passage_visible,
+    visible_passages_of_entity,
+)
+
+# The map projections below are the shapes `records.*.from_map` reads.
+DOCUMENT_MAP: LiteralString = (
+    "{id: d.id, workspace: d.workspace, title: d.title, uri: d.uri,"
+    " currentVersion: d.currentVersion}"
+)
+PASSAGE_MAP: LiteralString = (
+    "{id: c.id, text: c.text, position: c.position, version: c.version, document: "
+    + DOCUMENT_MAP
+    + "}"
+)
+ENTITY_MAP: LiteralString = (
+    "{id: e.id, name: e.name, description: e.description,"
+    " labels: [label IN labels(e) WHERE NOT label IN $graphOwnedLabels]}"
+)
+
+PASSAGES_BY_ID: LiteralString = (
+    "UNWIND $keys AS key"
+    " MATCH (d:Document)-[:HAS_PART]->(c:Chunk {id: key})"
+    " WHERE " + passage_visible("c", "d") + " RETURN key, " + PASSAGE_MAP + " AS passage"
+)
+
+DOCUMENTS_BY_ID: LiteralString = (
+    "UNWIND $keys AS key"
+    " MATCH (d:Document {id: key})"
+    " WHERE d.currentVersion >= 1 AND " + document_in_scope("d") + " RETURN key, "
+    + DOCUMENT_MAP
+    + " AS document"
+)
+
+ENTITIES_BY_ID: LiteralString = (
+    "UNWIND $keys AS key"
+    " MATCH (e:Entity {id: key})"
+    " WHERE " + entity_returnable("e") + " RETURN key, " + ENTITY_MAP + " AS entity"
+)
+
+EVIDENCE_IDS_BY_ENTITY_ID: LiteralString = (
+    "UNWIND $keys AS key"
+    " MATCH (e:Entity {id: key.id})"
+    " CALL (e) { " + visible_passages_of_entity("e", "$maxLimit") + " }"
+    " RETURN key, ids[..key.limit] AS ids"
+)
+
+
+def scoped(scope: Scope, **parameters: object) -> dict[str, object]:
+    """Statement parameters with the scope's and the graph-owned labels added."""
+    return {**scope.cypher_parameters(), "graphOwnedLabels": list(GRAPH_OWNED_LABELS), **parameters}
+
+
+async def passages_by_id(
+    graph: Graph, scope: Scope, keys: Sequence[str]
+) -> list[PassageRecord | None]:
+    rows = await graph.read(PASSAGES_BY_ID, scoped(scope, keys=list(dict.fromkeys(keys))))
+    found = {row["key"]: PassageRecord.from_map(row["passage"]) for row in rows}
+    return [found.get(key) for key in keys]
+
+
+async def documents_by_id(
+    graph: Graph, scope: Scope, keys: Sequence[str]
+) -> list[DocumentRecord | None]:
+    rows = await graph.read(DOCUMENTS_BY_ID, scoped(scope, keys=list(dict.fromkeys(keys))))
+    found = {row["key"]: DocumentRecord.from_map(row["document"]) for row in rows}
+    return [found.get(key) for key in keys]
+
+
+async def entities_by_id(
+    graph: Graph, scope: Scope, keys: Sequence[str]
+) -> list[EntityRecord | None]:
+    rows = await graph.read(ENTITIES_BY_ID, scoped(scope, keys=list(dict.fromkeys(keys))))
+    found = {row["key"]: EntityRecord.from_map(row["entity"]) for row in rows}
+    return [found.get(key) for key in keys]
+
+
+async def evidence_ids_by_entity_id(
+    graph: Graph, scope: Scope, keys: Sequence[tuple[str, int]]
+) -> list[list[str]]:
+    """Keys are (entity id, limit); values the visible passage ids, in evidence order."""
+    unique = list(dict.fromkeys(keys))
+    rows = await graph.read(
+        EVIDENCE_IDS_BY_ENTITY_ID,
+        scoped(
+            scope,
+            keys=[{"id": entity_id, "limit": limit} for entity_id, limit in unique],
+            maxLimit=max((limit for _, limit in unique), default=0),
+        ),
+    )
+    found = {(row["key"]["id"], row["key"]["limit"]): list(row["ids"]) for row in rows}
+    return [found.get(key, []) for key in keys]

@@ -1,0 +1,77 @@
+"""Plain data read from the graph, mapped explicitly from records (never `n {.*}`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+# Labels and relationship types the graph itself owns (SPEC §1, §2).
+GRAPH_OWNED_LABELS: tuple[str, ...] = (
+    "Entity",
+    "Chunk",
+    "Document",
+    "Job",
+    "Community",
+    "ResolvedEntity",
+)
+GRAPH_OWNED_RELATION_TYPES: tuple[str, ...] = (
+    "HAS_PART",
+    "MENTIONED_IN",
+    "IN_COMMUNITY",
+    "RESOLVED_AS",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentRecord:
+    id: str
+    workspace: str
+    title: str | None
+    uri: str | None
+    current_version: int
+
+    @classmethod
+    def from_map(cls, value: dict[str, Any]) -> DocumentRecord:
+        return cls(
+            id=value["id"],
+            workspace=value["workspace"],
+            title=value.get("title"),
+            uri=value.get("uri"),
+            current_version=value["currentVersion"],
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PassageRecord:
+    id: str
+    text: str
+    position: int
+    version: int
+    document: DocumentRecord
+
+    @classmethod
+    def from_map(cls, value: dict[str, Any]) -> PassageRecord:
+        return cls(
+            id=value["id"],
+            text=value["text"],
+            position=value["position"],
+            version=value["version"],
+            document=DocumentRecord.from_map(value["document"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class EntityRecord:
+    id: str
+    name: str
+    labels: tuple[str, ...]
+    description: str | None
+
+    @classmethod
+    def from_map(cls, value: dict[str, Any]) -> EntityRecord:
+        return cls(
+            id=value["id"],
+            name=value["name"] if value.get("name") is not None else "",
+            labels=tuple(value["labels"]),
+            description=value.get("description"),
+        )

@@ -1,0 +1,74 @@
+"""The visibility rule (SPEC §1), written once and composed into every read.
+
+    in scope (passage)  its document is in the effective scope
+    current  (passage)  chunk.version = document.currentVersion AND (chunk.jobId IS NULL OR
+                        the :Job with that id has status 'COMMITTED')
+    visible  (passage)  in scope AND current
+    returnable (entity) at least one in-scope passage mentions it
+    supported  (entity) at least one visible passage mentions it
+
+Every fragment reads the scope from the parameters `$scopeWorkspaces` and
+`$scopeDocumentIds` (`contract.scope.Scope.cypher_parameters()`; null means no filter).
+The fragments are functions of the Cypher variable names they test, evaluated once at import
+time into the query constants of the other modules; no value is ever formatted into Cypher.
+"""
+
+from __future__ import annotations
+
+from typing import LiteralString
+
+
+def document_in_scope(document: LiteralString) -> LiteralString:
+    """`document` (a :Document) is in the effective scope."""
+    return (
+        f"(($scopeWorkspaces IS NULL OR {document}.workspace IN $scopeWorkspaces)"
+        f" AND ($scopeDocumentIds IS NULL OR {document}.id IN $scopeDocumentIds))"
+    )
+
+
+def passage_current(passage: LiteralString, document: LiteralString) -> LiteralString:
+    """`passage` (a :Chunk of `document`) belongs to the current, committed version.
+
+    A chunk that names a job is current only when that job exists and is COMMITTED, so a
+    RUNNING or FAILED job's chunks are never current, whatever version they carry.
+    """
+    return (
+        f"({passage}.version = {document}.currentVersion"
+        f" AND ({passage}.jobId IS NULL"
+        f" OR EXISTS {{ MATCH (writer:Job {{id: {passage}.jobId}})"
+        f" WHERE writer.status = 'COMMITTED' }}))"
+    )
+
+
+def passage_visible(passage: LiteralString, document: LiteralString) -> LiteralString:
+    """`passage` is in scope and current."""
+    return f"({document_in_scope(document)} AND {passage_current(passage, document)})"
+
+
+def entity_returnable(entity: LiteralString) -> LiteralString:
+    """At least one in-scope passage mentions `entity` (it may appear, maybe UNSUPPORTED)."""
+    return (
+        f"EXISTS {{ MATCH ({entity})-[:MENTIONED_IN]->(:Chunk)<-[:HAS_PART]-(mentionDoc:Document)"
+        f" WHERE {document_in_scope('mentionDoc')} }}"
+    )
+
+
+def entity_supported(entity: LiteralString) -> LiteralString:
+    """At least one visible passage mentions `entity`."""
+    return (
+        f"EXISTS {{ MATCH ({entity})-[:MENTIONED_IN]->(supportChunk:Chunk)"
+        f"<-[:HAS_PART]-(supportDoc:Document)"
+        f" WHERE {passage_visible('supportChunk', 'supportDoc')} }}"
+    )
+
+
+def visible_passages_of_entity(entity: LiteralString, limit: LiteralString) -> LiteralString:
+    """A subquery body yielding `ids`: up to `limit` visible passages mentioning `entity`,
+    in document-then-position order (SPEC §3 evidence order)."""
+    return (
+        f"MATCH ({entity})-[:MENTIONED_IN]->(evidence:Chunk)<-[:HAS_PART]-(evidenceDoc:Document)"
+        f" WHERE {passage_visible('evidence', 'evidenceDoc')}"
+        f" WITH evidence, evidenceDoc ORDER BY evidenceDoc.id, evidence.position, evidence.id"
+        f" LIMIT {limit}"
+        f" RETURN collect(evidence.id) AS ids"
+    )
