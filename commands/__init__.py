@@ -1,0 +1,1 @@
+"""The `evidencegraph` command: one module per command group, registered in `main`."""

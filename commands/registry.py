@@ -1,0 +1,10 @@
+"""The command groups `evidencegraph` offers, in help order."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+Register = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
+
+REGISTERED: list[Register] = []
