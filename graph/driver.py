@@ -79,9 +79,7 @@ class Graph:
             result = await session.run(neo4j.Query(query), dict(parameters))
             await result.consume()
 
-    async def transaction(
-        self, work: Callable[[AsyncManagedTransaction], Any]
-    ) -> Any:
+    async def transaction(self, work: Callable[[AsyncManagedTransaction], Any]) -> Any:
         """Run `work` in one write transaction: all of it commits, or none of it."""
         async with self.driver.session(database=self.database) as session:
             return await session.execute_write(work)

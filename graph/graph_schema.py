@@ -104,7 +104,10 @@ async def apply_schema(
         labels = [row["label"] for row in rows]
     before = {index.name for index in (await read_index_catalog(graph)).indexes}
     statements: list[tuple[str, str]] = [
-        (PASSAGE_FULLTEXT_INDEX, _fulltext_ddl(PASSAGE_FULLTEXT_INDEX, "Chunk", ["text"], analyzer)),
+        (
+            PASSAGE_FULLTEXT_INDEX,
+            _fulltext_ddl(PASSAGE_FULLTEXT_INDEX, "Chunk", ["text"], analyzer),
+        ),
         (PASSAGE_VECTOR_INDEX, _vector_ddl(PASSAGE_VECTOR_INDEX, "Chunk", dimensions)),
     ]
     for label in labels:
@@ -113,14 +116,16 @@ async def apply_schema(
         statements.append(
             (
                 fulltext_index_name(label),
-                _fulltext_ddl(fulltext_index_name(label), label, list(lexical_properties), analyzer),
+                _fulltext_ddl(
+                    fulltext_index_name(label), label, list(lexical_properties), analyzer
+                ),
             )
         )
         statements.append(
             (vector_index_name(label), _vector_ddl(vector_index_name(label), label, dimensions))
         )
     for _, statement in statements:
-        await graph.write(statement, {})  # type: ignore[arg-type]  # escaped names only
+        await graph.write(statement, {})  # names escaped by quote_identifier
     if await_seconds:
         await graph.auto_commit(AWAIT_INDEXES, {"seconds": await_seconds})
     created = [name for name, _ in statements if name not in before]

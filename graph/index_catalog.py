@@ -125,14 +125,17 @@ class IndexCatalog:
     def passage_indexes(self) -> LabelIndexes:
         return LabelIndexes(
             "Chunk",
-            _best(i for i in self._by_label.get("Chunk", ()) if i.kind == "FULLTEXT"
-                  and "text" in i.properties),
+            _best(
+                i
+                for i in self._by_label.get("Chunk", ())
+                if i.kind == "FULLTEXT" and "text" in i.properties
+            ),
             self.vector_index("Chunk"),
         )
 
     def vector_dimensions(self, labels: Sequence[str] | None = None) -> set[int]:
         """The dimensions the entity (and passage) vector indexes were created with."""
-        chosen = self.entity_labels() + ["Chunk"] if labels is None else list(labels)
+        chosen = [*self.entity_labels(), "Chunk"] if labels is None else list(labels)
         return {
             index.dimensions
             for label in chosen
@@ -140,7 +143,9 @@ class IndexCatalog:
         }
 
 
-async def read_index_catalog(graph: Graph, lexical_property: str = LEXICAL_PROPERTY) -> IndexCatalog:
+async def read_index_catalog(
+    graph: Graph, lexical_property: str = LEXICAL_PROPERTY
+) -> IndexCatalog:
     rows = await graph.read(SHOW_INDEXES, {})
     infos = tuple(info for row in rows if (info := IndexInfo.from_row(row)) is not None)
     return IndexCatalog(infos, lexical_property)

@@ -138,8 +138,13 @@ async def begin_job(
     job_id = job_id or str(uuid.uuid4())
     rows = await graph.write(
         BEGIN_JOB,
-        {"documentId": document_id, "workspace": workspace, "jobId": job_id,
-         "title": title, "uri": uri},
+        {
+            "documentId": document_id,
+            "workspace": workspace,
+            "jobId": job_id,
+            "title": title,
+            "uri": uri,
+        },
     )
     row = rows[0]
     if row["workspace"] != workspace:
@@ -154,8 +159,12 @@ async def write_passages(graph: Graph, job: Job, passages: Sequence[dict[str, An
     """Passages: dicts with id, position, text and optionally embedding."""
     await graph.write(
         WRITE_PASSAGES,
-        {"documentId": job.document_id, "version": job.version, "jobId": job.id,
-         "passages": [{"embedding": None, **p} for p in passages]},
+        {
+            "documentId": job.document_id,
+            "version": job.version,
+            "jobId": job.id,
+            "passages": [{"embedding": None, **p} for p in passages],
+        },
     )
 
 
@@ -163,9 +172,12 @@ async def write_entities(graph: Graph, job: Job, entities: Sequence[dict[str, An
     """Entities: dicts with id, labels, name, description?, embedding?, mentions."""
     await graph.write(
         WRITE_ENTITIES,
-        {"jobId": job.id,
-         "entities": [{"description": None, "embedding": None, "mentions": [], **e}
-                      for e in entities]},
+        {
+            "jobId": job.id,
+            "entities": [
+                {"description": None, "embedding": None, "mentions": [], **e} for e in entities
+            ],
+        },
     )
 
 
@@ -173,8 +185,10 @@ async def write_relations(graph: Graph, job: Job, relations: Sequence[dict[str, 
     """Relations: dicts with id, type, source, target, passageIds, properties?."""
     await graph.write(
         WRITE_RELATIONS,
-        {"jobId": job.id,
-         "relations": [{"passageIds": [], "properties": {}, **r} for r in relations]},
+        {
+            "jobId": job.id,
+            "relations": [{"passageIds": [], "properties": {}, **r} for r in relations],
+        },
     )
 
 

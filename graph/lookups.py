@@ -14,9 +14,10 @@ from contract.scope import Scope
 from graph.driver import Graph
 from graph.records import GRAPH_OWNED_LABELS, DocumentRecord, EntityRecord, PassageRecord
 from graph.visibility import (
+    current_version_once,
     document_in_scope,
     entity_returnable,
-    passage_visible,
+    passage_current,
     visible_passages_of_entity,
 )
 
@@ -38,13 +39,20 @@ ENTITY_MAP: LiteralString = (
 PASSAGES_BY_ID: LiteralString = (
     "UNWIND $keys AS key"
     " MATCH (d:Document)-[:HAS_PART]->(c:Chunk {id: key})"
-    " WHERE " + passage_visible("c", "d") + " RETURN key, " + PASSAGE_MAP + " AS passage"
+    " WHERE " + document_in_scope("d") + current_version_once("d", "c") + " UNWIND cGrouped AS c"
+    " WITH c, d WHERE "
+    + passage_current("c", "dCurrentVersion")
+    + " RETURN c.id AS key, "
+    + PASSAGE_MAP
+    + " AS passage"
 )
 
 DOCUMENTS_BY_ID: LiteralString = (
     "UNWIND $keys AS key"
     " MATCH (d:Document {id: key})"
-    " WHERE d.currentVersion >= 1 AND " + document_in_scope("d") + " RETURN key, "
+    " WHERE d.currentVersion >= 1 AND "
+    + document_in_scope("d")
+    + " RETURN key, "
     + DOCUMENT_MAP
     + " AS document"
 )

@@ -26,14 +26,15 @@ def document_in_scope(document: LiteralString) -> LiteralString:
     )
 
 
-def passage_current(passage: LiteralString, document: LiteralString) -> LiteralString:
-    """`passage` (a :Chunk of `document`) belongs to the current, committed version.
+def passage_current(passage: LiteralString, current_version: LiteralString) -> LiteralString:
+    """`passage` belongs to the current, committed version of its document, whose current
+    version is the Cypher expression `current_version` (usually `document.currentVersion`).
 
     A chunk that names a job is current only when that job exists and is COMMITTED, so a
     RUNNING or FAILED job's chunks are never current, whatever version they carry.
     """
     return (
-        f"({passage}.version = {document}.currentVersion"
+        f"({passage}.version = {current_version}"
         f" AND ({passage}.jobId IS NULL"
         f" OR EXISTS {{ MATCH (writer:Job {{id: {passage}.jobId}})"
         f" WHERE writer.status = 'COMMITTED' }}))"
@@ -42,7 +43,10 @@ def passage_current(passage: LiteralString, document: LiteralString) -> LiteralS
 
 def passage_visible(passage: LiteralString, document: LiteralString) -> LiteralString:
     """`passage` is in scope and current."""
-    return f"({document_in_scope(document)} AND {passage_current(passage, document)})"
+    return (
+        f"({document_in_scope(document)}"
+        f" AND {passage_current(passage, document + '.currentVersion')})"
+    )
 
 
 def entity_returnable(entity: LiteralString) -> LiteralString:
@@ -62,12 +66,32 @@ def entity_supported(entity: LiteralString) -> LiteralString:
     )
 
 
+def current_version_once(document: LiteralString, passages: LiteralString) -> LiteralString:
+    """A pipeline stage that reads each document's current version once per statement.
+
+    Neo4j reads are read-committed: a statement reading many passages while a job commits
+    could see the old version for some rows and the new one for others. Grouping the
+    passages (`passages`, a list) by document first, then reading `currentVersion` once per
+    document, keeps every document whole within one statement's answer. Binds
+    `{document}CurrentVersion`.
+    """
+    return (
+        f" WITH {document}, collect({passages}) AS {passages}Grouped"
+        f" WITH {document}, {document}.currentVersion AS {document}CurrentVersion,"
+        f" {passages}Grouped"
+    )
+
+
 def visible_passages_of_entity(entity: LiteralString, limit: LiteralString) -> LiteralString:
     """A subquery body yielding `ids`: up to `limit` visible passages mentioning `entity`,
     in document-then-position order (SPEC §3 evidence order)."""
     return (
         f"MATCH ({entity})-[:MENTIONED_IN]->(evidence:Chunk)<-[:HAS_PART]-(evidenceDoc:Document)"
-        f" WHERE {passage_visible('evidence', 'evidenceDoc')}"
+        f" WHERE {document_in_scope('evidenceDoc')}"
+        + current_version_once("evidenceDoc", "evidence")
+        + " UNWIND evidenceGrouped AS evidence"
+        " WITH evidence, evidenceDoc"
+        f" WHERE {passage_current('evidence', 'evidenceDocCurrentVersion')}"
         f" WITH evidence, evidenceDoc ORDER BY evidenceDoc.id, evidence.position, evidence.id"
         f" LIMIT {limit}"
         f" RETURN collect(evidence.id) AS ids"

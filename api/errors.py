@@ -1,0 +1,66 @@
+"""Errors as clients see them (SPEC §7): every error carries `extensions.code`; no internals.
+
+- `EvidenceGraphError` (contract/errors.py): its message and code go to the client.
+- Parse and validation errors, and variables that do not coerce: `MALFORMED`, with
+  graphql-core's message (it names the offending field or argument).
+- Anything else: `INTERNAL` with a fixed message; the details are logged here, at ERROR, with
+  the traceback. Client errors are logged at INFO, since they are not the service's fault.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from graphql.error import GraphQLError
+from strawberry.extensions import MaskErrors
+
+from contract.errors import EvidenceGraphError, Internal, Malformed
+
+log = logging.getLogger("evidencegraph.errors")
+
+CLIENT_ERROR_CODE_FOR_GRAPHQL = Malformed.code
+
+
+def _with_code(error: GraphQLError, message: str, extensions: dict[str, object]) -> GraphQLError:
+    return GraphQLError(
+        message=message,
+        nodes=error.nodes,
+        source=error.source,
+        positions=error.positions,
+        path=error.path,
+        original_error=None,
+        extensions=extensions,
+    )
+
+
+def coded_error(error: GraphQLError) -> GraphQLError:
+    """The client-facing form of one error."""
+    original = error.original_error
+    if isinstance(original, EvidenceGraphError):
+        return _with_code(error, original.message, {"code": original.code, **original.extensions})
+    if original is None and not error.path:
+        # graphql-core's own parse, validation and coercion errors: safe to show.
+        return _with_code(error, error.message, {"code": CLIENT_ERROR_CODE_FOR_GRAPHQL})
+    internal = Internal()
+    return _with_code(error, internal.message, {"code": internal.code})
+
+
+def log_error(error: GraphQLError) -> None:
+    """Client errors below ERROR; unexpected ones at ERROR with their traceback."""
+    original = error.original_error
+    if isinstance(original, EvidenceGraphError) or (original is None and not error.path):
+        code = original.code if isinstance(original, EvidenceGraphError) else "MALFORMED"
+        log.info("client error %s at %s: %s", code, error.path, error.message)
+    else:
+        log.error("unexpected error at %s", error.path, exc_info=original or error)
+
+
+class ErrorCodes(MaskErrors):
+    """Strawberry's `MaskErrors`, turned into the contract's coded errors."""
+
+    def __init__(self, should_mask_error: Callable[[GraphQLError], bool] | None = None) -> None:
+        super().__init__()
+
+    def _process_errors(self, errors: list[GraphQLError]) -> list[GraphQLError]:
+        return [coded_error(error) for error in errors]

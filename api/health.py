@@ -1,0 +1,33 @@
+"""`/healthz` (the process is alive) and `/readyz` (Neo4j answers, the embedder is loaded)."""
+
+from __future__ import annotations
+
+import logging
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+from api.services import Services
+
+log = logging.getLogger(__name__)
+
+
+async def healthz(request: Request) -> JSONResponse:
+    return JSONResponse({"status": "ok"})
+
+
+async def readyz(request: Request) -> JSONResponse:
+    services: Services = request.app.state.services
+    checks: dict[str, str] = {}
+    try:
+        await services.graph.driver.verify_connectivity()
+        checks["neo4j"] = "ok"
+    except Exception as error:  # any failure means "not ready"; the reason goes to the log
+        log.warning("readiness: Neo4j unreachable: %s", error)
+        checks["neo4j"] = "unreachable"
+    checks["embedder"] = "ok" if services.query_embedder is not None else "not loaded"
+    ready = all(value == "ok" for value in checks.values())
+    return JSONResponse(
+        {"status": "ready" if ready else "not ready", "checks": checks},
+        status_code=200 if ready else 503,
+    )

@@ -1,0 +1,32 @@
+"""The schema object: the `Query` root as a Federation 2 subgraph, with cross-cutting policy
+added through stock extensions configured by small predicates (STYLE 12)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import strawberry
+from graphql.error import GraphQLError
+from strawberry.extensions import SchemaExtension
+from strawberry.types import ExecutionContext
+
+from api.errors import ErrorCodes, log_error
+from resolvers.query import Query
+
+
+class EvidenceGraphSchema(strawberry.federation.Schema):
+    def process_errors(
+        self, errors: list[GraphQLError], execution_context: ExecutionContext | None = None
+    ) -> None:
+        # Strawberry logs every error at ERROR; a client's mistake is not the service's.
+        for error in errors:
+            log_error(error)
+
+
+def create_schema(extensions: Sequence[type[SchemaExtension] | Any] = ()) -> EvidenceGraphSchema:
+    """The schema; `extensions` are added after error coding (api/app.py picks them)."""
+    return EvidenceGraphSchema(
+        query=Query,
+        extensions=[ErrorCodes, *extensions],
+    )

@@ -1,0 +1,150 @@
+"""Settings (SPEC §9), read once from the environment at the edge, typed, failing fast.
+
+Every setting has a safe default for local use. A bad value stops start-up with a message
+that names the variable and what it accepts. Secrets are kept out of `repr` and logs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+
+from graph.records import GRAPH_OWNED_RELATION_TYPES
+
+
+class SettingsError(ValueError):
+    """A setting is missing or invalid; the message names it and says what it accepts."""
+
+
+class Secret(str):
+    """A string that does not show itself in reprs or logs."""
+
+    def __repr__(self) -> str:
+        return "Secret('**********')"
+
+
+class _Reader:
+    def __init__(self, environ: Mapping[str, str]) -> None:
+        self.environ = environ
+
+    def text(self, key: str, default: str | None = None) -> str | None:
+        value = self.environ.get(key)
+        return default if value is None or value == "" else value
+
+    def choice(self, key: str, choices: tuple[str, ...], default: str | None) -> str | None:
+        value = self.text(key, default)
+        if value is not None and value not in choices:
+            raise SettingsError(f"{key}={value!r} is not one of: {', '.join(choices)}")
+        return value
+
+    def integer(self, key: str, default: int, low: int, high: int) -> int:
+        raw = self.text(key)
+        if raw is None:
+            return default
+        try:
+            value = int(raw)
+        except ValueError:
+            raise SettingsError(f"{key}={raw!r} is not an integer") from None
+        if not low <= value <= high:
+            raise SettingsError(f"{key}={value} must be between {low} and {high}")
+        return value
+
+    def number(self, key: str, default: float, low: float, high: float) -> float:
+        raw = self.text(key)
+        if raw is None:
+            return default
+        try:
+            value = float(raw)
+        except ValueError:
+            raise SettingsError(f"{key}={raw!r} is not a number") from None
+        if not low <= value <= high:
+            raise SettingsError(f"{key}={value} must be between {low} and {high}")
+        return value
+
+    def flag(self, key: str, default: bool) -> bool:
+        raw = self.text(key)
+        if raw is None:
+            return default
+        if raw.lower() in ("1", "true", "yes", "on"):
+            return True
+        if raw.lower() in ("0", "false", "no", "off"):
+            return False
+        raise SettingsError(f"{key}={raw!r} is not a boolean (true/false)")
+
+    def names(self, key: str) -> tuple[str, ...]:
+        raw = self.text(key, "") or ""
+        return tuple(part.strip() for part in raw.split(",") if part.strip())
+
+    def path(self, key: str) -> Path | None:
+        raw = self.text(key)
+        return Path(raw).expanduser() if raw else None
+
+    def secret(self, key: str) -> Secret | None:
+        raw = self.text(key)
+        return Secret(raw) if raw else None
+
+
+@dataclass(frozen=True)
+class Settings:
+    # Neo4j
+    neo4j_uri: str = "bolt://127.0.0.1:7687"
+    neo4j_user: str = "neo4j"
+    neo4j_password: Secret | None = field(default=None, repr=False)
+    neo4j_database: str | None = None
+    query_timeout_seconds: float = 10.0
+    # Retrieval
+    rrf_k: int = 60
+    graph_owned_relation_types: tuple[str, ...] = GRAPH_OWNED_RELATION_TYPES
+    # Embedder (SPEC §9)
+    embedder: str = "minilm"
+    embedder_url: str | None = None
+    embedder_model: str | None = None
+    embedder_dim: int | None = None
+    embedder_api_key: Secret | None = field(default=None, repr=False)
+    # Auth (SPEC §8); None: not set explicitly (allowed only on loopback, meaning `none`)
+    auth_mode: str | None = None
+    auth_jwt_secret: Secret | None = field(default=None, repr=False)
+    auth_jwks_file: Path | None = None
+    auth_api_keys_file: Path | None = None
+    # GraphQL hardening
+    graphql_introspection: bool = False
+    request_timeout_seconds: float = 30.0
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str] | None = None) -> Settings:
+        read = _Reader(os.environ if environ is None else environ)
+        extra_owned = read.names("GRAPH_OWNED_RELATION_TYPES")
+        embedder = read.choice("EMBEDDER", ("minilm", "openai", "hash"), "minilm") or "minilm"
+        raw_dim = read.text("EMBEDDER_DIM")
+        return cls(
+            neo4j_uri=read.text("NEO4J_URI", cls.neo4j_uri) or cls.neo4j_uri,
+            neo4j_user=read.text("NEO4J_USER", cls.neo4j_user) or cls.neo4j_user,
+            neo4j_password=read.secret("NEO4J_PASSWORD"),
+            neo4j_database=read.text("NEO4J_DATABASE"),
+            query_timeout_seconds=read.number("NEO4J_QUERY_TIMEOUT_SECONDS", 10.0, 0.1, 3600),
+            rrf_k=read.integer("RETRIEVAL_RRF_K", 60, 1, 100_000),
+            graph_owned_relation_types=tuple(
+                dict.fromkeys(GRAPH_OWNED_RELATION_TYPES + extra_owned)
+            ),
+            embedder=embedder,
+            embedder_url=read.text("EMBEDDER_URL"),
+            embedder_model=read.text("EMBEDDER_MODEL"),
+            embedder_dim=read.integer("EMBEDDER_DIM", 0, 1, 4096) if raw_dim else None,
+            embedder_api_key=read.secret("EMBEDDER_API_KEY"),
+            auth_mode=read.choice("AUTH_MODE", ("jwt", "apikeys", "none"), None),
+            auth_jwt_secret=read.secret("AUTH_JWT_SECRET"),
+            auth_jwks_file=read.path("AUTH_JWKS_FILE"),
+            auth_api_keys_file=read.path("AUTH_API_KEYS_FILE"),
+            graphql_introspection=read.flag("GRAPHQL_INTROSPECTION", False),
+            request_timeout_seconds=read.number("REQUEST_TIMEOUT_SECONDS", 30.0, 0.1, 3600),
+        )
+
+    def public_summary(self) -> dict[str, object]:
+        """Every setting but the secrets, for the start-up log."""
+        return {
+            f.name: getattr(self, f.name)
+            for f in fields(self)
+            if not isinstance(getattr(self, f.name), Secret)
+        }

@@ -1,0 +1,54 @@
+"""The request context every resolver receives, typed once, with the `Info` alias."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+import strawberry
+
+from contract.errors import EvidenceGraphError, Unauthenticated
+from contract.scope import Grant, Scope, effective_scope
+from graph.driver import Graph
+from loaders import Loaders, create_loaders
+
+if TYPE_CHECKING:
+    from resolvers.scope_input import ScopeInput
+
+
+@dataclass
+class RequestContext:
+    """What one GraphQL request may use: the graph, the caller's grant, and services.
+
+    `services` holds the request-independent collaborators the api layer built at start-up
+    (embedder, vector store, retrieval settings), typed where they are used.
+    """
+
+    graph: Graph
+    grant: Grant | None
+    auth_error: EvidenceGraphError | None = None
+    services: Any = None
+    _loaders: dict[Scope, Loaders] = field(default_factory=dict)
+
+    def caller_grant(self) -> Grant:
+        """The caller's grant; every operation needs one (SPEC §8)."""
+        if self.grant is None:
+            raise self.auth_error or Unauthenticated("Credentials are required.")
+        return self.grant
+
+    def scope(self, requested: ScopeInput | None) -> Scope:
+        """The effective scope of a root field (SPEC §1)."""
+        grant = self.caller_grant()
+        if requested is None:
+            return effective_scope(grant)
+        return effective_scope(grant, requested.workspaces, requested.document_ids)
+
+    def loaders(self, scope: Scope) -> Loaders:
+        """This request's loaders for `scope`; created on first use, never shared."""
+        bundle = self._loaders.get(scope)
+        if bundle is None:
+            bundle = self._loaders[scope] = create_loaders(self.graph, scope)
+        return bundle
+
+
+Info: TypeAlias = strawberry.Info[RequestContext, None]

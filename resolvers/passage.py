@@ -1,0 +1,42 @@
+"""`Passage`: one piece of one version of one document, the evidence behind answers."""
+
+from __future__ import annotations
+
+import strawberry
+
+from graph.records import PassageRecord
+from resolvers.context import Info
+from resolvers.document import Document
+
+
+@strawberry.federation.type(
+    keys=["id"],
+    description=(
+        "A passage of a document: the source text that supports entities and relations. "
+        "Only visible passages are ever returned: in your scope, of the document's current "
+        "version, and not being written by an unfinished ingestion job."
+    ),
+)
+class Passage:
+    id: strawberry.ID = strawberry.field(description="Canonical lowercase UUID.")
+    text: str = strawberry.field(description="The passage's text.")
+    position: int = strawberry.field(description="0-based position within its document version.")
+    version: int = strawberry.field(description="The document version the passage belongs to.")
+    document: Document = strawberry.field(description="The document this passage is part of.")
+
+    @classmethod
+    def from_record(cls, record: PassageRecord) -> Passage:
+        return cls(
+            id=strawberry.ID(record.id),
+            text=record.text,
+            position=record.position,
+            version=record.version,
+            document=Document.from_record(record.document),
+        )
+
+    @classmethod
+    async def resolve_reference(cls, info: Info, id: strawberry.ID) -> Passage | None:
+        """Federation: the passage, if it is visible in the caller's scope; else null."""
+        loaders = info.context.loaders(info.context.scope(None))
+        record = await loaders.passages_by_id.load(str(id))
+        return cls.from_record(record) if record else None

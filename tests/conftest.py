@@ -1,0 +1,151 @@
+"""Shared fixtures: a real Neo4j 5.26 Community server for the whole session, a clean graph per
+test, and the app served in-process.
+
+The server is the project's own (`localneo4j`, fetched from Maven Central and started in a
+private home on a free port), or the one `NEO4J_URI` names. If it cannot start, every test that
+needs it fails with the server's log; nothing is skipped.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import neo4j
+import pytest
+
+from api.app import create_app
+from api.settings import Settings
+from graph.driver import Graph
+from graph.graph_schema import CONSTRAINTS
+from tests.graph_builder import GraphBuilder
+
+TEST_DIMENSION = 8
+
+
+@pytest.fixture(scope="session")
+def neo4j_uri(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    configured = os.environ.get("NEO4J_URI")
+    if configured:
+        yield configured
+        return
+    from localneo4j.pytest_server import private_server
+    from localneo4j.server import stop
+
+    server = private_server(Path(tmp_path_factory.mktemp("neo4j")))
+    try:
+        yield server.bolt_uri
+    finally:
+        stop(server.home)
+
+
+@pytest.fixture(scope="session")
+async def driver(neo4j_uri: str) -> AsyncIterator[neo4j.AsyncDriver]:
+    async with neo4j.AsyncGraphDatabase.driver(
+        neo4j_uri, auth=None, notifications_min_severity="OFF"
+    ) as session_driver:
+        yield session_driver
+
+
+STANDARD_SCHEMA = {
+    "entity_id",
+    "chunk_id",
+    "document_id",
+    "job_id",
+    "chunk_job_id",
+    "job_status",
+    "job_document_id",
+}
+
+
+async def wipe(graph: Graph) -> None:
+    """An empty database with the service's constraints and no other index.
+
+    The constraints stay in place between tests (dropping them would also throw away every
+    cached query plan); indexes a test created are dropped.
+    """
+    await graph.auto_commit(
+        "MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS", {}
+    )
+    for row in await graph.read("SHOW CONSTRAINTS YIELD name RETURN name", {}):
+        if row["name"] not in STANDARD_SCHEMA:
+            await graph.write("DROP CONSTRAINT $name", {"name": row["name"]})
+    for row in await graph.read(
+        "SHOW INDEXES YIELD name, type, owningConstraint"
+        " WHERE type <> 'LOOKUP' AND owningConstraint IS NULL RETURN name",
+        {},
+    ):
+        if row["name"] not in STANDARD_SCHEMA:
+            await graph.write("DROP INDEX $name", {"name": row["name"]})
+    for statement in CONSTRAINTS:
+        await graph.write(statement, {})
+
+
+@pytest.fixture
+async def graph(driver: neo4j.AsyncDriver) -> AsyncIterator[Graph]:
+    """A wiped database; the test owns it until it ends."""
+    clean = Graph(driver)
+    await wipe(clean)
+    yield clean
+    clean.observers.clear()
+
+
+@pytest.fixture
+def builder(graph: Graph) -> GraphBuilder:
+    return GraphBuilder(graph, dimension=TEST_DIMENSION)
+
+
+def test_settings(neo4j_uri: str, **overrides: str) -> Settings:
+    environ = {
+        "NEO4J_URI": neo4j_uri,
+        "EMBEDDER": "hash",
+        "EMBEDDER_DIM": str(TEST_DIMENSION),
+        "AUTH_MODE": "none",
+        **overrides,
+    }
+    return Settings.from_environ(environ)
+
+
+class Client:
+    """Sends GraphQL operations to the app in-process and counts the statements they cost."""
+
+    def __init__(self, http: httpx.AsyncClient, graph: Graph) -> None:
+        self.http = http
+        self.graph = graph
+        self.statements: list[str] = []
+        graph.observers.append(lambda query, _: self.statements.append(query))
+
+    async def post(
+        self,
+        query: str,
+        variables: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> httpx.Response:
+        return await self.http.post(
+            "/graphql", json={"query": query, "variables": variables or {}}, headers=headers
+        )
+
+    async def execute(
+        self,
+        query: str,
+        variables: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> dict[str, Any]:
+        """The response body; the statements it cost are in `self.statements` afterwards."""
+        self.statements.clear()
+        response = await self.post(query, variables, headers)
+        body: dict[str, Any] = response.json()
+        return body
+
+
+@pytest.fixture
+async def client(neo4j_uri: str, graph: Graph) -> AsyncIterator[Client]:
+    app = create_app(test_settings(neo4j_uri))
+    async with app.router.lifespan_context(app):
+        app.state.services.graph = graph  # the test's graph, so its statements are counted
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+            yield Client(http, graph)

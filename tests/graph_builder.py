@@ -1,0 +1,110 @@
+"""Builds small graphs for tests through the real write path (graph/jobs.py).
+
+Ids are fresh UUIDs; names are what tests talk about. A document version can be left RUNNING
+(`commit=False`) or marked FAILED without clean-up (`fail=True`) to model unfinished jobs.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from graph import jobs
+from graph.driver import Graph
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+def unit_vector(dimension: int, axis: int, weight: float = 1.0) -> list[float]:
+    """A vector pointing mostly along `axis`; distinct axes are far apart (cosine 0)."""
+    vector = [0.0] * dimension
+    vector[axis % dimension] = weight
+    vector[(axis + 1) % dimension] = 0.1
+    return vector
+
+
+@dataclass
+class Version:
+    document_id: str
+    job: jobs.Job
+    passage_ids: list[str]
+
+
+@dataclass
+class GraphBuilder:
+    graph: Graph
+    dimension: int = 8
+    entity_ids: dict[str, str] = field(default_factory=dict)
+
+    def entity_id(self, name: str) -> str:
+        return self.entity_ids.setdefault(name, new_id())
+
+    async def version(
+        self,
+        workspace: str,
+        texts: Sequence[str],
+        *,
+        document_id: str | None = None,
+        title: str | None = None,
+        mentions: dict[str, Sequence[int]] | None = None,
+        labels: dict[str, Sequence[str]] | None = None,
+        vectors: dict[str, list[float]] | None = None,
+        relations: Sequence[tuple[str, str, str, Sequence[int] | None]] = (),
+        external_mentions: dict[str, Sequence[str]] | None = None,
+        commit: bool = True,
+        fail: bool = False,
+    ) -> Version:
+        """Write one document version: passages `texts`, entities by name mentioning passage
+        indexes, relations (source, type, target, passage indexes or None for a path)."""
+        document_id = document_id or new_id()
+        job = await jobs.begin_job(self.graph, document_id, workspace, title or "doc", None)
+        passage_ids = [new_id() for _ in texts]
+        await jobs.write_passages(
+            self.graph,
+            job,
+            [
+                {"id": pid, "position": i, "text": t}
+                for i, (pid, t) in enumerate(zip(passage_ids, texts, strict=True))
+            ],
+        )
+        entities: list[dict[str, Any]] = []
+        names = set((mentions or {}).keys()) | set((external_mentions or {}).keys())
+        for name in sorted(names):
+            entities.append(
+                {
+                    "id": self.entity_id(name),
+                    "labels": list((labels or {}).get(name, ["Person"])),
+                    "name": name,
+                    "embedding": (vectors or {}).get(
+                        name, unit_vector(self.dimension, hash(name) % self.dimension)
+                    ),
+                    "mentions": [passage_ids[i] for i in (mentions or {}).get(name, ())]
+                    + list((external_mentions or {}).get(name, ())),
+                }
+            )
+        await jobs.write_entities(self.graph, job, entities)
+        await jobs.write_relations(
+            self.graph,
+            job,
+            [
+                {
+                    "id": new_id(),
+                    "type": rel_type,
+                    "source": self.entity_id(source),
+                    "target": self.entity_id(target),
+                    "passageIds": [] if support is None else [passage_ids[i] for i in support],
+                }
+                for source, rel_type, target, support in relations
+            ],
+        )
+        if fail:
+            await self.graph.write(
+                "MATCH (j:Job {id: $id}) SET j.status = 'FAILED'", {"id": job.id}
+            )
+        elif commit:
+            await jobs.commit_job(self.graph, job)
+        return Version(document_id, job, passage_ids)
