@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, LiteralString
 
+from contract.errors import IndexNotReady, Malformed
 from graph.driver import Graph
 from graph.records import GRAPH_OWNED_LABELS
 
@@ -121,6 +122,27 @@ class IndexCatalog:
 
     def label_indexes(self, label: str) -> LabelIndexes:
         return LabelIndexes(label, self.fulltext_index(label), self.vector_index(label))
+
+    def searchable(self, labels: Sequence[str] | None) -> list[LabelIndexes]:
+        """The labels a search reads (seed steps 1–2), each with both indexes ONLINE.
+
+        Without `labels`, every entity label. A label whose FULLTEXT or VECTOR index is
+        missing, POPULATING or FAILED stops the search with `INDEX_NOT_READY`.
+        """
+        chosen = self.entity_labels() if labels is None else list(labels)
+        checked = []
+        for label in chosen:
+            if label in GRAPH_OWNED_LABELS:
+                raise Malformed("labels", f"`{label}` is owned by the graph, not an entity label")
+            indexes = self.label_indexes(label)
+            for kind, state in (
+                ("FULLTEXT", indexes.fulltext_state),
+                ("VECTOR", indexes.vector_state),
+            ):
+                if state is not IndexState.ONLINE:
+                    raise IndexNotReady(label, kind, state.value)
+            checked.append(indexes)
+        return checked
 
     def passage_indexes(self) -> LabelIndexes:
         return LabelIndexes(

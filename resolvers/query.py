@@ -7,9 +7,12 @@ from typing import Annotated
 import strawberry
 
 from contract.arguments import check_id
+from resolvers import entity_search
 from resolvers.context import Info
 from resolvers.entity import Entity
+from resolvers.entity_hit import EntityHit
 from resolvers.entity_label import EntityLabel, entity_labels
+from resolvers.enums import SearchMode
 from resolvers.passage import Passage
 from resolvers.scope_input import ScopeInput
 
@@ -19,8 +22,53 @@ ScopeArgument = Annotated[
 ]
 
 
+QueryArgument = Annotated[
+    str,
+    strawberry.argument(
+        description=(
+            "What to look for: a name or a description. The lexical search uses only its "
+            "plain words (letters and digits, lowercased), so search syntax has no effect."
+        )
+    ),
+]
+ModeArgument = Annotated[
+    SearchMode, strawberry.argument(description="How to rank: HYBRID (default), LEXICAL, SEMANTIC.")
+]
+
+
 @strawberry.type(description="Entity search, passage search and relationship walks, with evidence.")
 class Query:
+    @strawberry.field(
+        description=(
+            "Find entities by name and by meaning. Returns at most `limit` entities that a "
+            "passage in scope mentions, best first, each with up to `supportLimit` visible "
+            "passages as evidence."
+        )
+    )
+    async def search_entities(
+        self,
+        info: Info,
+        query: QueryArgument,
+        scope: ScopeArgument = None,
+        labels: Annotated[
+            list[str] | None,
+            strawberry.argument(
+                description="Only these entity labels (see `entityLabels`); omit for all."
+            ),
+        ] = None,
+        mode: ModeArgument = SearchMode.HYBRID,
+        limit: Annotated[
+            int, strawberry.argument(description="At most this many hits, 1 to 100.")
+        ] = 10,
+        support_limit: Annotated[
+            int,
+            strawberry.argument(description="Evidence passages per hit, 0 to 10 (default 3)."),
+        ] = 3,
+    ) -> list[EntityHit]:
+        return await entity_search.search_entities(
+            info, query, scope, labels, mode, limit, support_limit
+        )
+
     @strawberry.field(
         description=(
             "The entity with this id, or null unless a passage in scope mentions it "

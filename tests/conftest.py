@@ -22,6 +22,7 @@ from api.settings import Settings
 from graph.driver import Graph
 from graph.graph_schema import CONSTRAINTS
 from tests.graph_builder import GraphBuilder
+from tests.scripted_embedder import ScriptedQueryEmbedder
 
 TEST_DIMENSION = 8
 
@@ -112,11 +113,17 @@ def test_settings(neo4j_uri: str, **overrides: str) -> Settings:
 class Client:
     """Sends GraphQL operations to the app in-process and counts the statements they cost."""
 
-    def __init__(self, http: httpx.AsyncClient, graph: Graph) -> None:
+    def __init__(self, http: httpx.AsyncClient, graph: Graph, embedder: ScriptedQueryEmbedder) -> None:
         self.http = http
         self.graph = graph
+        self.embedder = embedder
         self.statements: list[str] = []
-        graph.observers.append(lambda query, _: self.statements.append(query))
+        self.parameters: list[dict[str, Any]] = []
+        graph.observers.append(self._observe)
+
+    def _observe(self, query: str, parameters: Any) -> None:
+        self.statements.append(query)
+        self.parameters.append(dict(parameters))
 
     async def post(
         self,
@@ -136,6 +143,7 @@ class Client:
     ) -> dict[str, Any]:
         """The response body; the statements it cost are in `self.statements` afterwards."""
         self.statements.clear()
+        self.parameters.clear()
         response = await self.post(query, variables, headers)
         body: dict[str, Any] = response.json()
         return body
@@ -145,7 +153,9 @@ class Client:
 async def client(neo4j_uri: str, graph: Graph) -> AsyncIterator[Client]:
     app = create_app(test_settings(neo4j_uri))
     async with app.router.lifespan_context(app):
-        app.state.services.graph = graph  # the test's graph, so its statements are counted
+        services = app.state.services
+        services.graph = graph  # the test's graph, so its statements are counted
+        services.query_embedder = embedder = ScriptedQueryEmbedder(TEST_DIMENSION)
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
-            yield Client(http, graph)
+            yield Client(http, graph, embedder)

@@ -1,0 +1,233 @@
+"""Entity search in one statement (seed "entity search" steps 1–6, SPEC §3).
+
+    3. "Each reads up to twice limit candidates for each label, up to 1000. [...] When the
+       first semantic read fills up and fewer than limit of its entities are visible, the
+       search reads again at that cap."
+    4. "In hybrid mode the call fuses the two ranked lists with reciprocal rank fusion [...]
+       The other modes use the order of their own search."
+    5. "An entity is returned only when a passage in scope mentions it."
+    6. "Each returned entity lists up to support_limit passages as evidence ids."
+
+One statement reads both indexes of every searched label, keeps the returnable candidates
+(an in-scope passage mentions them), ranks each list among those, fuses, and only for the
+`limit` winners checks support and reads evidence (and, when the query selects it, the
+evidence text). Labels and their index states are checked before (graph/index_catalog.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, LiteralString
+
+from contract.scope import Scope
+from graph.driver import Graph
+from graph.lookups import ENTITY_MAP, PASSAGE_MAP, scoped
+from graph.records import EntityRecord, PassageRecord
+from graph.visibility import (
+    current_version_once,
+    document_in_scope,
+    entity_returnable,
+    passage_current,
+)
+
+# Lexical candidates of every label, best Lucene score per entity, returnable ones only.
+_LEXICAL_LIST: LiteralString = (
+    "CALL () {"
+    " UNWIND $lexicalTargets AS target"
+    " CALL db.index.fulltext.queryNodes(target.index, $lexicalQuery, {limit: $lexicalK})"
+    " YIELD node, score"
+    " WITH node, max(score) AS score WHERE " + entity_returnable("node") +
+    " WITH node, score ORDER BY score DESC, node.id"
+    " RETURN collect({node: node, score: score}) AS lexical"
+    " }"
+)
+
+# Semantic candidates from the graph's vector indexes, with the re-read at the cap per label.
+# Neo4j scores cosine indexes as (1 + cos) / 2; the contract reports cosine similarity.
+_SEMANTIC_LIST_FROM_INDEX: LiteralString = (
+    "CALL () {"
+    " UNWIND $semanticTargets AS target"
+    " CALL (target) {"
+    "  CALL db.index.vector.queryNodes(target.index, $semanticK, $vector) YIELD node, score"
+    "  RETURN collect({node: node, score: 2 * score - 1,"
+    "   returnable: " + entity_returnable("node") + "}) AS firstRead"
+    " }"
+    " WITH target, firstRead,"
+    "  size(firstRead) = $semanticK AND $capK > $semanticK"
+    "  AND size([hit IN firstRead WHERE hit.returnable]) < $limit AS rereadAtCap"
+    " CALL (target, rereadAtCap) {"
+    "  WITH target WHERE rereadAtCap"
+    "  CALL db.index.vector.queryNodes(target.index, $capK, $vector) YIELD node, score"
+    "  RETURN collect({node: node, score: 2 * score - 1,"
+    "   returnable: " + entity_returnable("node") + "}) AS capRead"
+    " }"
+    " UNWIND CASE WHEN rereadAtCap THEN capRead ELSE firstRead END AS hit"
+    " WITH hit WHERE hit.returnable"
+    " WITH hit.node AS node, max(hit.score) AS score"
+    " ORDER BY score DESC, node.id"
+    " RETURN collect({node: node, score: score}) AS semantic"
+    " }"
+)
+
+# Semantic candidates read from an external vector store by the caller: per label, the first
+# read and (when the store returned a full first read) the read at the cap.
+_SEMANTIC_LIST_FROM_STORE: LiteralString = (
+    "CALL () {"
+    " UNWIND $externalReads AS read"
+    " CALL (read) {"
+    "  UNWIND read.first AS stored MATCH (node:Entity {id: stored.id})"
+    "  RETURN collect({node: node, score: stored.score,"
+    "   returnable: " + entity_returnable("node") + "}) AS firstRead"
+    " }"
+    " WITH read, firstRead,"
+    "  size(read.first) = $semanticK AND size(read.cap) > size(read.first)"
+    "  AND size([hit IN firstRead WHERE hit.returnable]) < $limit AS rereadAtCap"
+    " CALL (read, rereadAtCap) {"
+    "  WITH read WHERE rereadAtCap"
+    "  UNWIND read.cap AS stored MATCH (node:Entity {id: stored.id})"
+    "  RETURN collect({node: node, score: stored.score,"
+    "   returnable: " + entity_returnable("node") + "}) AS capRead"
+    " }"
+    " UNWIND CASE WHEN rereadAtCap THEN capRead ELSE firstRead END AS hit"
+    " WITH hit WHERE hit.returnable"
+    " WITH hit.node AS node, max(hit.score) AS score"
+    " ORDER BY score DESC, node.id"
+    " RETURN collect({node: node, score: score}) AS semantic"
+    " }"
+)
+
+# Ranks among returnable entities, fusion, and the winners' support and evidence.
+_FUSE_AND_SUPPORT: LiteralString = (
+    " CALL (lexical, semantic) {"
+    "  UNWIND range(1, size(lexical)) AS rank"
+    "  RETURN lexical[rank - 1].node AS node, rank AS lexicalRank, null AS semanticRank,"
+    "   lexical[rank - 1].score AS lexicalScore, null AS semanticScore"
+    "  UNION ALL"
+    "  UNWIND range(1, size(semantic)) AS rank"
+    "  RETURN semantic[rank - 1].node AS node, null AS lexicalRank, rank AS semanticRank,"
+    "   null AS lexicalScore, semantic[rank - 1].score AS semanticScore"
+    " }"
+    " WITH node, min(lexicalRank) AS lexicalRank, min(semanticRank) AS semanticRank,"
+    "  max(lexicalScore) AS lexicalScore, max(semanticScore) AS semanticScore"
+    " WITH node, lexicalRank, semanticRank, CASE $mode"
+    "  WHEN 'LEXICAL' THEN lexicalScore"
+    "  WHEN 'SEMANTIC' THEN semanticScore"
+    "  ELSE coalesce(1.0 / ($rrfK + lexicalRank), 0.0) + coalesce(1.0 / ($rrfK + semanticRank), 0.0)"
+    "  END AS score"
+    " ORDER BY score DESC, node.id"
+    " LIMIT $limit"
+    " CALL (node) {"
+    "  MATCH (node)-[:MENTIONED_IN]->(evidence:Chunk)<-[:HAS_PART]-(d:Document)"
+    "  WHERE " + document_in_scope("d") + current_version_once("d", "evidence") +
+    "  UNWIND evidenceGrouped AS c"
+    "  WITH c, d WHERE " + passage_current("c", "dCurrentVersion") +
+    "  WITH c, d ORDER BY d.id, c.position, c.id LIMIT $evidenceK"
+    "  RETURN collect(c.id) AS evidenceIds,"
+    "   collect(CASE WHEN $withText THEN " + PASSAGE_MAP + " END) AS passages"
+    " }"
+    " WITH node AS e, score, lexicalRank, semanticRank, evidenceIds, passages"
+    " RETURN " + ENTITY_MAP + " AS entity, score, lexicalRank, semanticRank,"
+    "  size(evidenceIds) > 0 AS supported,"
+    "  evidenceIds[..$supportLimit] AS evidenceIds, passages[..$supportLimit] AS passages"
+    " ORDER BY score DESC, e.id"
+)
+
+SEARCH_ENTITIES: LiteralString = _LEXICAL_LIST + " " + _SEMANTIC_LIST_FROM_INDEX + _FUSE_AND_SUPPORT
+SEARCH_ENTITIES_EXTERNAL_VECTORS: LiteralString = (
+    _LEXICAL_LIST + " " + _SEMANTIC_LIST_FROM_STORE + _FUSE_AND_SUPPORT
+)
+
+
+@dataclass(frozen=True, slots=True)
+class EntityHitRecord:
+    entity: EntityRecord
+    score: float
+    lexical_rank: int | None
+    semantic_rank: int | None
+    supported: bool
+    evidence_ids: tuple[str, ...]
+    passages: tuple[PassageRecord, ...]  # empty unless the text was asked for
+
+    @classmethod
+    def from_record(cls, row: Any) -> EntityHitRecord:
+        return cls(
+            entity=EntityRecord.from_map(row["entity"]),
+            score=float(row["score"]),
+            lexical_rank=row["lexicalRank"],
+            semantic_rank=row["semanticRank"],
+            supported=row["supported"],
+            evidence_ids=tuple(row["evidenceIds"]),
+            passages=tuple(PassageRecord.from_map(p) for p in row["passages"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SearchTarget:
+    """A label to search and the names of its two indexes."""
+
+    label: str
+    fulltext_index: str
+    vector_index: str
+
+
+@dataclass(frozen=True, slots=True)
+class ExternalRead:
+    """One label's semantic candidates read from an external vector store."""
+
+    label: str
+    first: Sequence[tuple[str, float]]  # (entity id, cosine similarity), best first
+    cap: Sequence[tuple[str, float]]  # the read at the cap; empty when not needed
+
+
+async def search_entities(
+    graph: Graph,
+    scope: Scope,
+    *,
+    targets: Sequence[SearchTarget],
+    mode: str,
+    lexical_query: str | None,
+    vector: Sequence[float] | None,
+    limit: int,
+    support_limit: int,
+    rrf_k: int,
+    lexical_k: int,
+    semantic_k: int,
+    cap_k: int,
+    with_text: bool,
+    external_reads: Sequence[ExternalRead] | None = None,
+) -> list[EntityHitRecord]:
+    """Run the search statement; `lexical_query`/`vector` are None for a side the mode skips."""
+    lexical_targets = (
+        [{"index": t.fulltext_index} for t in targets] if lexical_query is not None else []
+    )
+    parameters: dict[str, Any] = {
+        "lexicalTargets": lexical_targets,
+        "lexicalQuery": lexical_query or "",
+        "lexicalK": lexical_k,
+        "semanticK": semantic_k,
+        "capK": cap_k,
+        "limit": limit,
+        "supportLimit": support_limit,
+        "evidenceK": max(support_limit, 1),  # one is enough to tell SUPPORTED
+        "rrfK": rrf_k,
+        "mode": mode,
+        "withText": with_text,
+    }
+    if external_reads is not None:
+        statement = SEARCH_ENTITIES_EXTERNAL_VECTORS
+        parameters["externalReads"] = [
+            {
+                "first": [{"id": i, "score": s} for i, s in read.first],
+                "cap": [{"id": i, "score": s} for i, s in read.cap],
+            }
+            for read in external_reads
+        ]
+    else:
+        statement = SEARCH_ENTITIES
+        parameters["semanticTargets"] = (
+            [{"index": t.vector_index} for t in targets] if vector is not None else []
+        )
+        parameters["vector"] = list(vector) if vector is not None else []
+    rows = await graph.read(statement, scoped(scope, **parameters))
+    return [EntityHitRecord.from_record(row) for row in rows]

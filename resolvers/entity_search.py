@@ -1,0 +1,104 @@
+"""`searchEntities` (seed "entity search" steps 1–6, SPEC §3): arguments checked, labels and
+their indexes checked, the query embedded, one search statement, the loaders primed with
+what it read, so nested evidence costs no further round trip."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from contract.arguments import (
+    MAX_LABELS,
+    MAX_QUERY_LENGTH,
+    SEARCH_LIMIT,
+    SUPPORT_LIMIT,
+    check_names,
+    check_range,
+)
+from contract.errors import Malformed
+from graph import entity_search
+from graph.index_catalog import IndexCatalog, read_index_catalog
+from resolvers.context import Info
+from resolvers.entity_hit import EntityHit
+from resolvers.enums import SearchMode
+from resolvers.scope_input import ScopeInput
+from resolvers.selection import selects
+from retrieval.query_words import lexical_query
+
+MAX_CANDIDATES_PER_LABEL = 1000  # seed step 3: "up to 1000"
+
+
+def checked_query(query: str) -> str:
+    """The lexical form of the query; MALFORMED when nothing searchable is left."""
+    if len(query) > MAX_QUERY_LENGTH:
+        raise Malformed("query", f"at most {MAX_QUERY_LENGTH} characters")
+    words = lexical_query(query)
+    if not words:
+        raise Malformed("query", "must contain at least one letter or digit")
+    return words
+
+
+async def embed_query(info: Info, query: str) -> tuple[float, ...]:
+    vector: tuple[float, ...] = await info.context.services.query_embedder.embed_query(query)
+    return vector
+
+
+async def search_entities(
+    info: Info,
+    query: str,
+    scope: ScopeInput | None,
+    labels: Sequence[str] | None,
+    mode: SearchMode,
+    limit: int,
+    support_limit: int,
+) -> list[EntityHit]:
+    check_range("limit", limit, SEARCH_LIMIT)
+    check_range("supportLimit", support_limit, SUPPORT_LIMIT)
+    words = checked_query(query)
+    chosen_labels = check_names("labels", list(labels) if labels is not None else None, MAX_LABELS)
+    if chosen_labels is not None and not chosen_labels:
+        raise Malformed("labels", "name at least one label, or omit it to search every label")
+    effective = info.context.scope(scope)
+    context = info.context
+
+    # The index check and the query embedding do not depend on each other: overlap them.
+    catalog_read = read_index_catalog(context.graph)
+    if mode is SearchMode.LEXICAL:
+        catalog: IndexCatalog = await catalog_read
+        vector = None
+    else:
+        catalog, vector = await asyncio.gather(catalog_read, embed_query(info, query))
+    targets = [
+        entity_search.SearchTarget(t.label, t.fulltext.name, t.vector.name)
+        for t in catalog.searchable(chosen_labels)
+        if t.fulltext is not None and t.vector is not None
+    ]
+    if not targets:
+        return []
+
+    candidates = min(2 * limit, MAX_CANDIDATES_PER_LABEL)
+    records = await entity_search.search_entities(
+        context.graph,
+        effective,
+        targets=targets,
+        mode=mode.value,
+        lexical_query=None if mode is SearchMode.SEMANTIC else words,
+        vector=vector,
+        limit=limit,
+        support_limit=support_limit,
+        rrf_k=context.services.settings.rrf_k,
+        lexical_k=candidates,
+        semantic_k=candidates,
+        cap_k=MAX_CANDIDATES_PER_LABEL,
+        with_text=selects(info, ["evidence"]),
+    )
+
+    loaders = context.loaders(effective)
+    for record in records:
+        loaders.entities_by_id.prime(record.entity.id, record.entity)
+        loaders.evidence_ids_by_entity_id.prime(
+            (record.entity.id, support_limit), list(record.evidence_ids)
+        )
+        for passage in record.passages:
+            loaders.prime_passage(passage)
+    return [EntityHit.from_record(record, effective) for record in records]

@@ -1,0 +1,1 @@
+"""Pure retrieval logic: query reduction, rank fusion and walk bookkeeping. No I/O here."""
