@@ -1,0 +1,253 @@
+"""A Microsoft GraphRAG output folder as document versions (SPEC §10), without a database.
+
+SPEC §10: "each document is one job in workspace `--workspace` (default `default`); text units
+become its passages in `human_readable_id` order; an entity's `type` becomes its label in title
+case (`PERSON` → `Person`, `GEO` → `Geo`; no type → `Thing`), its `title` its name, its
+`text_unit_ids` its mentions; a relationship becomes `RELATED_TO` between the entities its
+`source`/`target` titles name, with `description` and `weight` kept and `text_unit_ids` as
+`passageIds`. Ids are kept where they are canonical UUIDs, otherwise derived deterministically
+(UUID5) from them."
+
+Across documents a line may only refer to what it or an earlier line writes ("a reference to an
+id that exists nowhere makes the line invalid"), so documents go in GraphRAG's order; an entity
+goes in every line whose passages mention it, with those mentions only (entities merge by id),
+or in the first line when nothing mentions it; a relation goes in the last line that one of its
+passages, or the first line of one of its ends, needs. What real GraphRAG output gets wrong is
+not fatal: it is skipped or resolved deterministically, counted and reported as a warning.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Container, Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from contract.arguments import MAX_NAME_LENGTH
+from contract.identifiers import canonical_id
+from graph.records import GRAPH_OWNED_LABELS
+from ingest.document_version import (
+    DocumentInfo,
+    DocumentVersion,
+    EntityInput,
+    PassageInput,
+    PropertyValue,
+    RelationInput,
+)
+from ingest.graphrag_tables import locate_tables
+from ingest.graphrag_warnings import Tally
+
+RELATION_TYPE = "RELATED_TO"
+UNTYPED_LABEL = "Thing"
+# A type that would be a graph-owned label (`DOCUMENT`) keeps its meaning under this prefix.
+OWNED_LABEL_PREFIX = "Extracted"
+_WORD = re.compile(r"[^\W_]+")  # letters and digits of any script
+
+
+@dataclass(frozen=True, slots=True)
+class GraphRagExport:
+    versions: list[DocumentVersion]  # one per document, in GraphRAG's order
+    warnings: list[str]
+    counts: dict[str, int]  # documents, passages, entities, relations, and each warning's
+
+
+def label_for_type(entity_type: str | None) -> str:
+    """An entity type as a label: its words in title case, joined; none → `Thing`.
+
+    >>> [label_for_type(t) for t in ("PERSON", "event type", "", None)]
+    ['Person', 'EventType', 'Thing', 'Thing']
+    """
+    words = _WORD.findall(entity_type or "")
+    label = "".join(word[:1].upper() + word[1:].lower() for word in words)[:MAX_NAME_LENGTH]
+    return label or UNTYPED_LABEL
+
+
+def read_graphrag(folder: Path, workspace: str) -> GraphRagExport:
+    """Map `folder`; `NotGraphRagOutput` when it lacks a table or column the mapping needs."""
+    if not workspace.strip():
+        raise ValueError("the workspace must not be empty")
+    tables = locate_tables(folder)
+    tally = Tally(notes=list(tables.notes))
+    documents = _documents(tables.documents.rows(), workspace, tally)
+    passages, homes = _passages(tables.text_units.rows(), documents, tally)
+    entities, by_title = _entities(tables.entities.rows(), homes, tally)
+    relations = _relations(tables.relationships.rows(), by_title, homes, tally)
+    if not documents:
+        for _ in [*entities, *relations]:
+            tally.add("without_document", "the documents table is empty")
+        entities, relations = [], []
+    entity_lines: list[list[EntityInput]] = [[] for _ in documents]
+    for entity in entities:
+        for home in sorted(entity.mentions) or [0]:
+            mentions = tuple(entity.mentions.get(home, ()))
+            entity_lines[home].append(replace(entity.input, mentions=mentions))
+    relation_lines: list[list[RelationInput]] = [[] for _ in documents]
+    for line, relation in relations:
+        relation_lines[line].append(relation)
+    versions = [
+        DocumentVersion(info, passages[index], entity_lines[index], relation_lines[index])
+        for index, info in enumerate(documents)
+    ]
+    counts = {
+        "documents": len(versions),
+        "passages": sum(len(version.passages) for version in versions),
+        "entities": len(entities),
+        "relations": len(relations),
+        **tally.counts(),
+    }
+    return GraphRagExport(versions, tally.warnings(), counts)
+
+
+@dataclass(frozen=True, slots=True)
+class _Entity:
+    input: EntityInput  # without mentions: each line gets its own
+    mentions: dict[int, list[str]]  # document index -> passage ids
+    first: int  # the first line the entity is written in
+
+
+def _documents(rows: list[dict[str, Any]], workspace: str, tally: Tally) -> list[DocumentInfo]:
+    documents: dict[str, DocumentInfo] = {}
+    for row in rows:
+        document_id = _new_id(row, "document", documents, tally)
+        if document_id is None:
+            continue
+        title = row["title"] if isinstance(row["title"], str) and row["title"] else None
+        documents[document_id] = DocumentInfo(document_id, workspace, title)
+    return list(documents.values())
+
+
+def _passages(
+    rows: list[dict[str, Any]], documents: list[DocumentInfo], tally: Tally
+) -> tuple[list[list[PassageInput]], dict[str, int]]:
+    """Each document's passages, and the document index of every passage id."""
+    index = {document.id: position for position, document in enumerate(documents)}
+    passages: list[list[PassageInput]] = [[] for _ in documents]
+    homes: dict[str, int] = {}
+    for row in rows:
+        passage_id = _new_id(row, "text_unit", homes, tally)
+        if passage_id is None:
+            continue
+        named = row["document_ids"]
+        named = [named] if isinstance(named, str) else list(named or [])
+        found = sorted({index[d] for d in _ids(named, "document") if d in index})
+        if not found:
+            tally.add("text_units_without_document", str(row["id"]))
+            continue
+        if len(found) > 1:
+            tally.add("text_units_in_several_documents", str(row["id"]))
+        home = found[0]  # a passage belongs to one document: the first that names it
+        text = row["text"] if isinstance(row["text"], str) else ""
+        passages[home].append(PassageInput(passage_id, len(passages[home]), text))
+        homes[passage_id] = home
+    return passages, homes
+
+
+def _entities(
+    rows: list[dict[str, Any]], homes: dict[str, int], tally: Tally
+) -> tuple[list[_Entity], dict[str, _Entity]]:
+    """Every entity in table order, and the entity each title names (the first to bear it)."""
+    entities: dict[str, _Entity] = {}
+    by_title: dict[str, _Entity] = {}
+    for row in rows:
+        entity_id, title = _new_id(row, "entity", entities, tally), row["title"]
+        if entity_id is None:
+            continue
+        if not isinstance(title, str) or not title:
+            tally.add("rows_without_id", f"entity {row['id']} (no title)")
+            continue
+        mentions: dict[int, list[str]] = {}
+        for passage_id in _known(row["text_unit_ids"], homes, tally):
+            mentions.setdefault(homes[passage_id], []).append(passage_id)
+        description = row["description"]
+        entity = _Entity(
+            EntityInput(
+                id=entity_id,
+                labels=(_label(row["type"], tally),),
+                name=title,
+                description=description if isinstance(description, str) and description else None,
+            ),
+            mentions,
+            first=min(mentions, default=0),
+        )
+        entities[entity_id] = entity
+        if title in by_title:
+            tally.add("title_collisions", title)
+        else:
+            by_title[title] = entity
+    return list(entities.values()), by_title
+
+
+def _relations(
+    rows: list[dict[str, Any]], by_title: dict[str, _Entity], homes: dict[str, int], tally: Tally
+) -> list[tuple[int, RelationInput]]:
+    """Every relation that resolves, with the line it goes in."""
+    relations: dict[str, tuple[int, RelationInput]] = {}
+    for row in rows:
+        relation_id = _new_id(row, "relationship", relations, tally)
+        if relation_id is None:
+            continue
+        source, target = by_title.get(row["source"]), by_title.get(row["target"])
+        if source is None or target is None:
+            tally.add("relationships_unresolved", f"{row['source']} -> {row['target']}")
+            continue
+        support = _known(row["text_unit_ids"], homes, tally)
+        properties: dict[str, PropertyValue] = {}
+        if isinstance(row["description"], str) and row["description"]:
+            properties["description"] = row["description"]
+        weight = row["weight"]
+        if (
+            isinstance(weight, int | float)
+            and not isinstance(weight, bool)
+            and math.isfinite(weight)
+        ):
+            properties["weight"] = weight
+        relation = RelationInput(
+            relation_id,
+            RELATION_TYPE,
+            source.input.id,
+            target.input.id,
+            passage_ids=tuple(support),
+            properties=properties,
+        )
+        line = max([source.first, target.first, *(homes[p] for p in support)])
+        relations[relation_id] = (line, relation)
+    return list(relations.values())
+
+
+def _known(text_unit_ids: Iterable[str] | None, homes: dict[str, int], tally: Tally) -> list[str]:
+    """The passage ids of these text units, in order, once each; unknown ones are dropped."""
+    known: dict[str, None] = {}  # ordered, unique
+    for value in text_unit_ids or []:
+        passage_id = canonical_id(str(value), "text_unit")
+        if passage_id in homes:
+            known[passage_id] = None
+        else:
+            tally.add("references_dropped", str(value))
+    return list(known)
+
+
+def _new_id(row: dict[str, Any], kind: str, seen: Container[str], tally: Tally) -> str | None:
+    """The row's id as a canonical id, or None (counted) if it has none or repeats one."""
+    what = kind.replace("_", " ")
+    if row["id"] is None:
+        tally.add("rows_without_id", f"a {what}")
+        return None
+    new_id = canonical_id(str(row["id"]), kind)
+    if new_id in seen:
+        tally.add("duplicate_ids", f"{what} {row['id']}")
+        return None
+    return new_id
+
+
+def _ids(values: Iterable[Any], kind: str) -> list[str]:
+    return [canonical_id(str(value), kind) for value in values if value is not None]
+
+
+def _label(entity_type: object, tally: Tally) -> str:
+    label = label_for_type(entity_type if isinstance(entity_type, str) else None)
+    if label in GRAPH_OWNED_LABELS:
+        tally.add("labels_renamed", f"{entity_type} -> {OWNED_LABEL_PREFIX}{label}")
+        label = OWNED_LABEL_PREFIX + label
+    return label
