@@ -22,6 +22,7 @@ from typing import Any, LiteralString
 
 from contract.scope import Scope
 from graph.driver import Graph
+from graph.fusion import RANK_AND_FUSE
 from graph.lookups import ENTITY_MAP, PASSAGE_MAP, scoped
 from graph.records import EntityRecord, PassageRecord
 from graph.visibility import (
@@ -37,8 +38,9 @@ _LEXICAL_LIST: LiteralString = (
     " UNWIND $lexicalTargets AS target"
     " CALL db.index.fulltext.queryNodes(target.index, $lexicalQuery, {limit: $lexicalK})"
     " YIELD node, score"
-    " WITH node, max(score) AS score WHERE " + entity_returnable("node") +
-    " WITH node, score ORDER BY score DESC, node.id"
+    " WITH node, max(score) AS score WHERE "
+    + entity_returnable("node")
+    + " WITH node, score ORDER BY score DESC, node.id"
     " RETURN collect({node: node, score: score}) AS lexical"
     " }"
 )
@@ -99,30 +101,15 @@ _SEMANTIC_LIST_FROM_STORE: LiteralString = (
 
 # Ranks among returnable entities, fusion, and the winners' support and evidence.
 _FUSE_AND_SUPPORT: LiteralString = (
-    " CALL (lexical, semantic) {"
-    "  UNWIND range(1, size(lexical)) AS rank"
-    "  RETURN lexical[rank - 1].node AS node, rank AS lexicalRank, null AS semanticRank,"
-    "   lexical[rank - 1].score AS lexicalScore, null AS semanticScore"
-    "  UNION ALL"
-    "  UNWIND range(1, size(semantic)) AS rank"
-    "  RETURN semantic[rank - 1].node AS node, null AS lexicalRank, rank AS semanticRank,"
-    "   null AS lexicalScore, semantic[rank - 1].score AS semanticScore"
-    " }"
-    " WITH node, min(lexicalRank) AS lexicalRank, min(semanticRank) AS semanticRank,"
-    "  max(lexicalScore) AS lexicalScore, max(semanticScore) AS semanticScore"
-    " WITH node, lexicalRank, semanticRank, CASE $mode"
-    "  WHEN 'LEXICAL' THEN lexicalScore"
-    "  WHEN 'SEMANTIC' THEN semanticScore"
-    "  ELSE coalesce(1.0 / ($rrfK + lexicalRank), 0.0) + coalesce(1.0 / ($rrfK + semanticRank), 0.0)"
-    "  END AS score"
-    " ORDER BY score DESC, node.id"
-    " LIMIT $limit"
-    " CALL (node) {"
+    RANK_AND_FUSE + " CALL (node) {"
     "  MATCH (node)-[:MENTIONED_IN]->(evidence:Chunk)<-[:HAS_PART]-(d:Document)"
-    "  WHERE " + document_in_scope("d") + current_version_once("d", "evidence") +
-    "  UNWIND evidenceGrouped AS c"
-    "  WITH c, d WHERE " + passage_current("c", "dCurrentVersion") +
-    "  WITH c, d ORDER BY d.id, c.position, c.id LIMIT $evidenceK"
+    "  WHERE "
+    + document_in_scope("d")
+    + current_version_once("d", "evidence")
+    + "  UNWIND evidenceGrouped AS c"
+    "  WITH c, d WHERE "
+    + passage_current("c", "dCurrentVersion")
+    + "  WITH c, d ORDER BY d.id, c.position, c.id LIMIT $evidenceK"
     "  RETURN collect(c.id) AS evidenceIds,"
     "   collect(CASE WHEN $withText THEN " + PASSAGE_MAP + " END) AS passages"
     " }"

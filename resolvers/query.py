@@ -7,13 +7,14 @@ from typing import Annotated
 import strawberry
 
 from contract.arguments import check_id
-from resolvers import entity_search
+from resolvers import entity_search, passage_search
 from resolvers.context import Info
 from resolvers.entity import Entity
 from resolvers.entity_hit import EntityHit
 from resolvers.entity_label import EntityLabel, entity_labels
 from resolvers.enums import SearchMode
 from resolvers.passage import Passage
+from resolvers.passage_hit import PassageHit
 from resolvers.scope_input import ScopeInput
 
 ScopeArgument = Annotated[
@@ -68,6 +69,24 @@ class Query:
         return await entity_search.search_entities(
             info, query, scope, labels, mode, limit, support_limit
         )
+
+    @strawberry.field(
+        description=(
+            "Find visible passages by their words and by meaning. Returns at most `limit` "
+            "passages, best first."
+        )
+    )
+    async def search_passages(
+        self,
+        info: Info,
+        query: QueryArgument,
+        scope: ScopeArgument = None,
+        mode: ModeArgument = SearchMode.HYBRID,
+        limit: Annotated[
+            int, strawberry.argument(description="At most this many hits, 1 to 100.")
+        ] = 10,
+    ) -> list[PassageHit]:
+        return await passage_search.search_passages(info, query, scope, mode, limit)
 
     @strawberry.field(
         description=(

@@ -113,7 +113,9 @@ def test_settings(neo4j_uri: str, **overrides: str) -> Settings:
 class Client:
     """Sends GraphQL operations to the app in-process and counts the statements they cost."""
 
-    def __init__(self, http: httpx.AsyncClient, graph: Graph, embedder: ScriptedQueryEmbedder) -> None:
+    def __init__(
+        self, http: httpx.AsyncClient, graph: Graph, embedder: ScriptedQueryEmbedder
+    ) -> None:
         self.http = http
         self.graph = graph
         self.embedder = embedder

@@ -55,6 +55,7 @@ class GraphBuilder:
         vectors: dict[str, list[float]] | None = None,
         relations: Sequence[tuple[str, str, str, Sequence[int] | None]] = (),
         external_mentions: dict[str, Sequence[str]] | None = None,
+        passage_vectors: dict[int, list[float]] | None = None,
         commit: bool = True,
         fail: bool = False,
     ) -> Version:
@@ -67,7 +68,7 @@ class GraphBuilder:
             self.graph,
             job,
             [
-                {"id": pid, "position": i, "text": t}
+                {"id": pid, "position": i, "text": t, "embedding": (passage_vectors or {}).get(i)}
                 for i, (pid, t) in enumerate(zip(passage_ids, texts, strict=True))
             ],
         )

@@ -37,7 +37,9 @@ def axis(index: int) -> list[float]:
     return unit_vector(TEST_DIMENSION, index)
 
 
-async def search(client: Client, query: str, vector: list[float] | None = None, **variables: Any) -> dict[str, Any]:
+async def search(
+    client: Client, query: str, vector: list[float] | None = None, **variables: Any
+) -> dict[str, Any]:
     client.embedder.script(query, vector or axis(0))
     body = await client.execute(SEARCH, {"query": query, **variables})
     assert "errors" not in body, body
@@ -60,7 +62,8 @@ async def test_step1_without_labels_every_label_with_a_vector_index_is_searched(
     client: Client, builder: GraphBuilder, graph: Graph
 ) -> None:
     await builder.version(
-        "acme", ["Ada Lovelace.", "Acme Corp."],
+        "acme",
+        ["Ada Lovelace.", "Acme Corp."],
         mentions={"Ada Lovelace": [0], "Acme Corp": [1]},
         labels={"Ada Lovelace": ["Person"], "Acme Corp": ["Organization"]},
     )
@@ -113,7 +116,10 @@ async def test_step2_a_missing_fulltext_index_is_index_not_ready_naming_label_in
     for mode in ("HYBRID", "LEXICAL", "SEMANTIC"):
         error = await error_of(client, "ada", mode=mode)
         assert error["extensions"] == {
-            "code": "INDEX_NOT_READY", "label": "Person", "index": "FULLTEXT", "state": "MISSING",
+            "code": "INDEX_NOT_READY",
+            "label": "Person",
+            "index": "FULLTEXT",
+            "state": "MISSING",
         }
         assert "Person" in error["message"] and "FULLTEXT" in error["message"]
 
@@ -144,8 +150,8 @@ async def test_step2_a_populating_index_is_index_not_ready(
     )
     await apply_schema(graph, TEST_DIMENSION, labels=["Bulk"], await_seconds=0)
     states = await graph.read(
-        "SHOW INDEXES YIELD name, state WHERE name = 'entity_embedding_vector_Bulk'"
-        " RETURN state", {}
+        "SHOW INDEXES YIELD name, state WHERE name = 'entity_embedding_vector_Bulk' RETURN state",
+        {},
     )
     assert states[0]["state"] == "POPULATING", "the index built too fast to observe"
     error = await error_of(client, "ada", labels=["Bulk"])
@@ -194,7 +200,9 @@ async def test_step3_each_list_reads_twice_limit_candidates_per_label(
 ) -> None:
     names = [f"Alpha {i:02d}" for i in range(30)]
     await builder.version(
-        "acme", [f"{n}." for n in names], mentions={n: [i] for i, n in enumerate(names)},
+        "acme",
+        [f"{n}." for n in names],
+        mentions={n: [i] for i, n in enumerate(names)},
         labels={n: ["Person" if i % 2 else "Robot"] for i, n in enumerate(names)},
     )
     await apply_schema(graph, TEST_DIMENSION)
@@ -216,7 +224,9 @@ async def test_step3_lexical_reads_are_bounded_by_twice_limit_per_label(
     """With limit 2, each label contributes at most 4 lexical candidates: 2 labels → 8."""
     names = [f"Beta {i:02d}" for i in range(20)]
     await builder.version(
-        "acme", [f"{n}." for n in names], mentions={n: [i] for i, n in enumerate(names)},
+        "acme",
+        [f"{n}." for n in names],
+        mentions={n: [i] for i, n in enumerate(names)},
         labels={n: ["Person" if i % 2 else "Robot"] for i, n in enumerate(names)},
         vectors={n: axis(1) for n in names},
     )
@@ -233,11 +243,15 @@ async def test_step3_the_semantic_read_is_repeated_at_the_cap_when_too_few_are_r
     near = [f"Near {i:02d}" for i in range(12)]
     far = [f"Far {i}" for i in range(3)]
     await builder.version(
-        "globex", [f"{n}." for n in near], mentions={n: [i] for i, n in enumerate(near)},
+        "globex",
+        [f"{n}." for n in near],
+        mentions={n: [i] for i, n in enumerate(near)},
         vectors={n: unit_vector(TEST_DIMENSION, 0, 1.0 + i / 100) for i, n in enumerate(near)},
     )
     await builder.version(
-        "acme", [f"{n}." for n in far], mentions={n: [i] for i, n in enumerate(far)},
+        "acme",
+        [f"{n}." for n in far],
+        mentions={n: [i] for i, n in enumerate(far)},
         vectors={n: axis(4) for n in far},
     )
     await apply_schema(graph, TEST_DIMENSION)
@@ -256,7 +270,9 @@ async def test_step4_hybrid_scores_equal_the_sum_of_reciprocal_ranks_with_k_60(
 ) -> None:
     names = ["Gamma Ray", "Gamma Knife", "Delta Wing", "Gamma Delta"]
     await builder.version(
-        "acme", [f"{n}." for n in names], mentions={n: [i] for i, n in enumerate(names)},
+        "acme",
+        [f"{n}." for n in names],
+        mentions={n: [i] for i, n in enumerate(names)},
         vectors={n: axis(i) for i, n in enumerate(names)},
     )
     await apply_schema(graph, TEST_DIMENSION)
@@ -274,7 +290,9 @@ async def test_step4_lexical_and_semantic_modes_keep_their_own_order_and_score(
 ) -> None:
     names = ["Omega One", "Omega Two Omega", "Sigma"]
     await builder.version(
-        "acme", [f"{n}." for n in names], mentions={n: [i] for i, n in enumerate(names)},
+        "acme",
+        [f"{n}." for n in names],
+        mentions={n: [i] for i, n in enumerate(names)},
         vectors={"Omega One": axis(3), "Omega Two Omega": axis(1), "Sigma": axis(0)},
     )
     await apply_schema(graph, TEST_DIMENSION)
@@ -293,7 +311,9 @@ async def test_step4_ties_break_by_entity_id(
 ) -> None:
     names = [f"Twin {letter}" for letter in "abcdef"]
     await builder.version(
-        "acme", ["twin"] * len(names), mentions={n: [i] for i, n in enumerate(names)},
+        "acme",
+        ["twin"] * len(names),
+        mentions={n: [i] for i, n in enumerate(names)},
         vectors={n: axis(2) for n in names},
     )
     await apply_schema(graph, TEST_DIMENSION)
@@ -307,7 +327,10 @@ async def test_step4_an_entity_with_several_labels_appears_once_per_list(
     client: Client, builder: GraphBuilder, graph: Graph
 ) -> None:
     await builder.version(
-        "acme", ["Kappa."], mentions={"Kappa": [0]}, labels={"Kappa": ["Person", "Robot"]},
+        "acme",
+        ["Kappa."],
+        mentions={"Kappa": [0]},
+        labels={"Kappa": ["Person", "Robot"]},
         vectors={"Kappa": axis(0)},
     )
     await apply_schema(graph, TEST_DIMENSION)
@@ -338,9 +361,7 @@ async def test_step5_ranks_count_only_entities_the_caller_may_see(
     await builder.version(
         "globex", ["Eta Eta Eta."], mentions={"Eta Eta": [0]}, vectors={"Eta Eta": axis(0)}
     )
-    await builder.version(
-        "acme", ["Eta."], mentions={"Eta": [0]}, vectors={"Eta": axis(1)}
-    )
+    await builder.version("acme", ["Eta."], mentions={"Eta": [0]}, vectors={"Eta": axis(1)})
     await apply_schema(graph, TEST_DIMENSION)
     found = await search(client, "eta", axis(0), scope={"workspaces": ["acme"]})
     assert found["names"] == ["Eta"]
@@ -368,7 +389,9 @@ async def test_step5_unsupported_when_the_only_passages_are_unfinished(
     found = await search(client, "iota")
     status = {hit["entity"]["name"]: hit["status"] for hit in found["hits"]}
     assert status == {
-        "Iota Running": "UNSUPPORTED", "Iota Failed": "UNSUPPORTED", "Iota Done": "SUPPORTED"
+        "Iota Running": "UNSUPPORTED",
+        "Iota Failed": "UNSUPPORTED",
+        "Iota Done": "SUPPORTED",
     }
 
 
@@ -378,8 +401,12 @@ async def test_step5_unsupported_when_the_only_passages_are_unfinished(
 async def test_step6_evidence_holds_up_to_support_limit_visible_passages_in_document_then_position_order(
     client: Client, builder: GraphBuilder, graph: Graph
 ) -> None:
-    docs = [await builder.version("acme", [f"Lambda {d}.{p}" for p in range(6)],
-                                  mentions={"Lambda": range(6)}) for d in range(3)]
+    docs = [
+        await builder.version(
+            "acme", [f"Lambda {d}.{p}" for p in range(6)], mentions={"Lambda": range(6)}
+        )
+        for d in range(3)
+    ]
     await apply_schema(graph, TEST_DIMENSION)
     expected = [
         passage_id
@@ -404,15 +431,21 @@ async def test_step6_nothing_outside_the_scope_appears_in_evidence(
     acme = await builder.version("acme", ["Mu in acme."], mentions={"Mu": [0]})
     await apply_schema(graph, TEST_DIMENSION)
     client.embedder.script("mu", axis(0))
-    body = await client.execute(SEARCH_WITH_EVIDENCE, {"query": "mu", "scope": {"workspaces": ["acme"]}})
+    body = await client.execute(
+        SEARCH_WITH_EVIDENCE, {"query": "mu", "scope": {"workspaces": ["acme"]}}
+    )
     evidence = body["data"]["searchEntities"][0]["evidence"]
     assert [p["id"] for p in evidence] == acme.passage_ids
     assert {p["document"]["workspace"] for p in evidence} == {"acme"}
 
 
 async def test_arguments_out_of_range_are_malformed_naming_the_argument(client: Client) -> None:
-    for variables, argument in (({"limit": 0}, "limit"), ({"limit": 101}, "limit"),
-                                ({"supportLimit": 11}, "supportLimit"), ({"labels": []}, "labels")):
+    for variables, argument in (
+        ({"limit": 0}, "limit"),
+        ({"limit": 101}, "limit"),
+        ({"supportLimit": 11}, "supportLimit"),
+        ({"labels": []}, "labels"),
+    ):
         error = await error_of(client, "x", **variables)
         assert error["extensions"]["code"] == "MALFORMED"
         assert argument in error["message"]
