@@ -398,7 +398,7 @@ async def test_step5_unsupported_when_the_only_passages_are_unfinished(
 # Seed step 6 / SPEC §3 evidence -----------------------------------------------------------
 
 
-async def test_step6_evidence_holds_up_to_support_limit_visible_passages_in_document_then_position_order(
+async def test_step6_evidence_is_up_to_support_limit_visible_passages_by_document_then_position(
     client: Client, builder: GraphBuilder, graph: Graph
 ) -> None:
     docs = [
