@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from api.auth import Authenticator
 from api.settings import Settings
 from graph.driver import Graph
+from vectorstores.base import Neo4jVectorIndex, VectorStore
 
 
 @dataclass
@@ -16,3 +17,4 @@ class Services:
     graph: Graph
     authenticator: Authenticator
     query_embedder: Any = None  # embedding.query_cache.QueryEmbedder once the embedder is set up
+    vector_store: VectorStore = field(default_factory=Neo4jVectorIndex)

@@ -103,6 +103,10 @@ class Settings:
     embedder_model: str | None = None
     embedder_dim: int | None = None
     embedder_api_key: Secret | None = field(default=None, repr=False)
+    # Where semantic entity reads come from (seed steps 3–4)
+    vector_store: str = "neo4j"
+    qdrant_path: Path | None = None
+    vector_store_max_results: int = 1000
     # Auth (SPEC §8); None: not set explicitly (allowed only on loopback, meaning `none`)
     auth_mode: str | None = None
     auth_jwt_secret: Secret | None = field(default=None, repr=False)
@@ -133,6 +137,9 @@ class Settings:
             embedder_model=read.text("EMBEDDER_MODEL"),
             embedder_dim=read.integer("EMBEDDER_DIM", 0, 1, 4096) if raw_dim else None,
             embedder_api_key=read.secret("EMBEDDER_API_KEY"),
+            vector_store=read.choice("VECTOR_STORE", ("neo4j", "qdrant"), "neo4j") or "neo4j",
+            qdrant_path=read.path("QDRANT_PATH"),
+            vector_store_max_results=read.integer("VECTOR_STORE_MAX_RESULTS", 1000, 1, 1_000_000),
             auth_mode=read.choice("AUTH_MODE", ("jwt", "apikeys", "none"), None),
             auth_jwt_secret=read.secret("AUTH_JWT_SECRET"),
             auth_jwks_file=read.path("AUTH_JWKS_FILE"),

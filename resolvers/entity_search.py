@@ -24,6 +24,7 @@ from resolvers.enums import SearchMode
 from resolvers.scope_input import ScopeInput
 from resolvers.selection import selects
 from retrieval.query_words import lexical_query
+from vectorstores.base import VectorStore
 
 MAX_CANDIDATES_PER_LABEL = 1000  # seed step 3: "up to 1000"
 
@@ -41,6 +42,25 @@ def checked_query(query: str) -> str:
 async def embed_query(info: Info, query: str) -> tuple[float, ...]:
     vector: tuple[float, ...] = await info.context.services.query_embedder.embed_query(query)
     return vector
+
+
+async def read_external_store(
+    store: VectorStore,
+    targets: Sequence[entity_search.SearchTarget],
+    vector: Sequence[float],
+    first: int,
+    cap: int,
+) -> list[entity_search.ExternalRead]:
+    """Each label's first read and read at the cap, from one store read per label.
+
+    The store searches exactly, so its first `first` results are the first read; the rest is
+    only used when the statement finds the first read full and too few of it returnable.
+    """
+    reads = await asyncio.gather(*(store.nearest(t.label, vector, cap) for t in targets))
+    return [
+        entity_search.ExternalRead(t.label, found[:first], found if len(found) > first else [])
+        for t, found in zip(targets, reads, strict=True)
+    ]
 
 
 async def search_entities(
@@ -77,6 +97,23 @@ async def search_entities(
         return []
 
     candidates = min(2 * limit, MAX_CANDIDATES_PER_LABEL)
+    cap = MAX_CANDIDATES_PER_LABEL
+    store = context.services.vector_store
+    external_reads = None
+    if not store.in_graph:
+        # Seed step 3: the semantic read "is also capped at the store's max_results".
+        if store.max_results is not None:
+            candidates_semantic = min(candidates, store.max_results)
+            cap = min(cap, store.max_results)
+        else:
+            candidates_semantic = candidates
+        external_reads = (
+            []
+            if vector is None
+            else await read_external_store(store, targets, vector, candidates_semantic, cap)
+        )
+    else:
+        candidates_semantic = candidates
     records = await entity_search.search_entities(
         context.graph,
         effective,
@@ -88,9 +125,10 @@ async def search_entities(
         support_limit=support_limit,
         rrf_k=context.services.settings.rrf_k,
         lexical_k=candidates,
-        semantic_k=candidates,
-        cap_k=MAX_CANDIDATES_PER_LABEL,
+        semantic_k=candidates_semantic,
+        cap_k=cap,
         with_text=selects(info, ["evidence"]),
+        external_reads=external_reads,
     )
 
     loaders = context.loaders(effective)

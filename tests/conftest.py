@@ -114,9 +114,10 @@ class Client:
     """Sends GraphQL operations to the app in-process and counts the statements they cost."""
 
     def __init__(
-        self, http: httpx.AsyncClient, graph: Graph, embedder: ScriptedQueryEmbedder
+        self, http: httpx.AsyncClient, graph: Graph, embedder: ScriptedQueryEmbedder, services: Any
     ) -> None:
         self.http = http
+        self.services = services
         self.graph = graph
         self.embedder = embedder
         self.statements: list[str] = []
@@ -160,4 +161,4 @@ async def client(neo4j_uri: str, graph: Graph) -> AsyncIterator[Client]:
         services.query_embedder = embedder = ScriptedQueryEmbedder(TEST_DIMENSION)
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
-            yield Client(http, graph, embedder)
+            yield Client(http, graph, embedder, services)

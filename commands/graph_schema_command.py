@@ -1,0 +1,35 @@
+"""`evidencegraph schema apply`: constraints and per-label indexes (SPEC §2, §11)."""
+
+from __future__ import annotations
+
+import argparse
+
+from embedding.factory import embedder_dimension
+
+from api.settings import Settings
+from commands.runtime import EXIT_OK, open_graph, run_command
+from graph.graph_schema import apply_schema
+
+
+async def _apply(settings: Settings) -> int:
+    dimension = embedder_dimension(settings)
+    async with open_graph(settings) as graph:
+        report = await apply_schema(graph, dimension)
+    labels = ", ".join(report.labels) or "none yet"
+    print(f"entity labels: {labels}")
+    print(f"indexes created: {', '.join(report.created) or 'none (all existed)'}")
+    return EXIT_OK
+
+
+def _handle(arguments: argparse.Namespace) -> int:
+    return run_command(_apply)
+
+
+def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subcommands.add_parser("schema", help="manage constraints and indexes")
+    actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
+    apply = actions.add_parser(
+        "apply",
+        help="create constraints and both indexes of every entity label (idempotent)",
+    )
+    apply.set_defaults(handler=_handle)

@@ -1,0 +1,51 @@
+"""What every command that talks to Neo4j shares: settings from the environment, one driver,
+and errors printed as one clear line with the right exit code."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+
+from api.lifespan import create_driver
+from api.settings import Settings, SettingsError
+from contract.errors import BackendUnavailable
+from graph.driver import Graph
+
+log = logging.getLogger("evidencegraph")
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+
+
+@asynccontextmanager
+async def open_graph(settings: Settings) -> AsyncIterator[Graph]:
+    driver = create_driver(settings)
+    try:
+        yield Graph(driver, settings.neo4j_database)
+    finally:
+        await driver.close()
+
+
+def run_command(work: Callable[[Settings], Awaitable[int]]) -> int:
+    """Run an async command body with settings from the environment; map failures to exits."""
+    try:
+        settings = Settings.from_environ()
+    except SettingsError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        return asyncio.run(work(settings))
+    except SettingsError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except BackendUnavailable:
+        print(
+            f"error: Neo4j cannot be reached at {settings.neo4j_uri}. "
+            "Start it (`evidencegraph neo4j start`) or set NEO4J_URI.",
+            file=sys.stderr,
+        )
+        return EXIT_FAILURE
