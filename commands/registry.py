@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from commands import neo4j_command
+
 Register = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 
-REGISTERED: list[Register] = []
+REGISTERED: list[Register] = [
+    neo4j_command.register,
+]
