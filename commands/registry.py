@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from commands import neo4j_command
+from commands import jobs_command, neo4j_command, serve_command
 
 Register = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 
 REGISTERED: list[Register] = [
+    serve_command.register,
     neo4j_command.register,
+    jobs_command.register,
 ]
