@@ -118,7 +118,7 @@ async def search_entities(
         context.graph,
         effective,
         targets=targets,
-        mode=mode.value,
+        mode=mode.name,
         lexical_query=None if mode is SearchMode.SEMANTIC else words,
         vector=vector,
         limit=limit,

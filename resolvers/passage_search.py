@@ -44,7 +44,7 @@ async def search_passages(
     records = await passage_search.search_passages(
         context.graph,
         effective,
-        mode=mode.value,
+        mode=mode.name,
         fulltext_index=fulltext,
         vector_index=vector_index,
         lexical_query=words,

@@ -23,7 +23,7 @@ def selects(info: Info, path: Sequence[str]) -> bool:
 
     >>> # For `searchEntities { evidence { text } }`: selects(info, ["evidence"]) is True.
     """
-    level: list[SelectedField] = list(info.selected_fields)
+    level: list[SelectedField] = list(_children(info.selected_fields))
     for name in path:
         level = [
             child for field in level for child in _children(field.selections) if child.name == name
