@@ -4,7 +4,8 @@ An embedder's `embed` is CPU bound (MiniLM: milliseconds per query, most of a co
 on the network (`openai`). Called on the event loop it would stall every other request, so
 `QueryEmbedder` runs it in a worker thread. Searches repeat: query vectors are kept in an LRU
 keyed by the exact text, and concurrent requests for the same uncached text share one
-embedding instead of computing it once each.
+embedding instead of computing it once each. A cancelled query returns at once: a request
+deadline holds even while an endpoint is being retried.
 
 >>> from embedding.hashing import HashEmbedder
 >>> queries = QueryEmbedder(HashEmbedder(dimension=8))
@@ -110,8 +111,11 @@ class QueryEmbedder:
         pending = self._in_flight[text] = _InFlight()
         self.stats.misses += 1
         try:
+            # A cancelled request (client gone, deadline passed) returns at once instead of
+            # waiting for the worker, which may be sitting in an endpoint's retries; the
+            # worker finishes on its own and its vector is dropped.
             [vector] = await anyio.to_thread.run_sync(
-                self.embedder.embed, [text], limiter=self._limiter
+                self.embedder.embed, [text], abandon_on_cancel=True, limiter=self._limiter
             )
             pending.vector = tuple(vector)
         except Exception as error:

@@ -202,6 +202,19 @@ async def test_a_waiter_gets_the_vector_even_if_its_leader_was_cancelled_late() 
     assert len(embedder.calls) <= 2
 
 
+async def test_a_cancelled_request_does_not_wait_for_the_worker() -> None:
+    embedder = RecordingEmbedder()
+    embedder.gate = threading.Event()
+    queries = QueryEmbedder(embedder)
+    started = anyio.current_time()
+    with anyio.move_on_after(0.05) as deadline:
+        await queries.embed_query("stuck")
+    assert deadline.cancelled_caught
+    assert anyio.current_time() - started < 1  # the worker is still held at the gate
+    embedder.gate.set()
+    assert len(await queries.embed_query("stuck")) == 8  # not cached: computed again
+
+
 async def test_embed_many_runs_in_chunks_and_skips_the_cache(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
