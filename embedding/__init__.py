@@ -1,0 +1,6 @@
+"""Embedders behind one interface (SPEC §9), and the query-vector cache.
+
+`base` is the interface (`Embedder`, `EmbedderIdentity`, the errors); `minilm`, `hashing` and
+`openai_compatible` are the three kinds `EMBEDDER` selects; `factory.create_embedder` builds
+one from the settings; `query_cache.QueryEmbedder` runs one off the event loop with a cache.
+"""

@@ -1,0 +1,143 @@
+"""Embedding from async code: off the event loop, with a cache of query vectors.
+
+An embedder's `embed` is CPU bound (MiniLM: milliseconds per query, most of a core) or waits
+on the network (`openai`). Called on the event loop it would stall every other request, so
+`QueryEmbedder` runs it in a worker thread. Searches repeat: query vectors are kept in an LRU
+keyed by the exact text, and concurrent requests for the same uncached text share one
+embedding instead of computing it once each. A cancelled query returns at once: a request
+deadline holds even while an endpoint is being retried.
+
+>>> from embedding.hashing import HashEmbedder
+>>> queries = QueryEmbedder(HashEmbedder(dimension=8))
+>>> vector = anyio.run(queries.embed_query, "who founded acme")
+>>> len(vector)
+8
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import anyio
+import anyio.to_thread
+
+from embedding.base import Embedder, EmbedderIdentity
+
+DEFAULT_SIZE = 1024
+# Texts handed to one worker-thread call by `embed_many`: a cancelled load stops within one
+# chunk (MiniLM: a few seconds of passages) instead of after the whole list.
+LOAD_CHUNK = 256
+# Embeddings running at once. MiniLM already spreads one batch over both cores; more threads
+# would only take turns on them. An endpoint would take more, but queries rarely queue.
+DEFAULT_CONCURRENCY = 2
+
+
+@dataclass
+class _InFlight:
+    """One embedding being computed; the requests that arrive meanwhile wait on `done`."""
+
+    done: anyio.Event = field(default_factory=anyio.Event)
+    vector: tuple[float, ...] | None = None
+    error: Exception | None = None
+
+
+@dataclass
+class CacheStats:
+    hits: int = 0
+    misses: int = 0  # embeddings computed (a coalesced request counts as a hit)
+    evictions: int = 0
+
+
+class QueryEmbedder:
+    """An embedder for async callers, caching query vectors.
+
+    Use it from one event loop; its bookkeeping needs no lock because only that loop's
+    thread touches it (worker threads only run `embed`).
+    """
+
+    def __init__(
+        self,
+        embedder: Embedder,
+        size: int = DEFAULT_SIZE,
+        *,
+        concurrency: int = DEFAULT_CONCURRENCY,
+    ) -> None:
+        if size < 0:
+            raise ValueError("size must be 0 (no cache) or more")
+        self.embedder = embedder
+        self.size = size
+        self.stats = CacheStats()
+        self._cache: OrderedDict[str, tuple[float, ...]] = OrderedDict()
+        self._in_flight: dict[str, _InFlight] = {}
+        self._limiter = anyio.CapacityLimiter(concurrency)
+
+    @property
+    def identity(self) -> EmbedderIdentity:
+        return self.embedder.identity
+
+    async def embed_query(self, text: str) -> tuple[float, ...]:
+        """The vector of one query text, from the cache when it was asked before."""
+        while True:
+            cached = self._cache.get(text)
+            if cached is not None:
+                self._cache.move_to_end(text)
+                self.stats.hits += 1
+                return cached
+            pending = self._in_flight.get(text)
+            if pending is None:
+                return await self._compute(text)
+            await pending.done.wait()
+            if pending.vector is not None:
+                self.stats.hits += 1
+                return pending.vector
+            if pending.error is not None:
+                raise pending.error
+            # The request computing it was cancelled: look again, and compute it if need be.
+
+    async def embed_many(self, texts: Sequence[str]) -> list[list[float]]:
+        """Vectors for many texts (passages, entity names while loading), not cached:
+        they would only push the queries out."""
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), LOAD_CHUNK):
+            chunk = list(texts[start : start + LOAD_CHUNK])
+            vectors.extend(
+                await anyio.to_thread.run_sync(self.embedder.embed, chunk, limiter=self._limiter)
+            )
+        return vectors
+
+    async def _compute(self, text: str) -> tuple[float, ...]:
+        pending = self._in_flight[text] = _InFlight()
+        self.stats.misses += 1
+        try:
+            # A cancelled request (client gone, deadline passed) returns at once instead of
+            # waiting for the worker, which may be sitting in an endpoint's retries; the
+            # worker finishes on its own and its vector is dropped.
+            [vector] = await anyio.to_thread.run_sync(
+                self.embedder.embed, [text], abandon_on_cancel=True, limiter=self._limiter
+            )
+            pending.vector = tuple(vector)
+        except Exception as error:
+            pending.error = error  # waiters fail the same way; the failure is not cached
+            raise
+        finally:
+            # Also on cancellation, which leaves vector and error unset: waiters then retry.
+            del self._in_flight[text]
+            pending.done.set()
+        self._remember(text, pending.vector)
+        return pending.vector
+
+    def _remember(self, text: str, vector: tuple[float, ...]) -> None:
+        if self.size == 0:
+            return
+        self._cache[text] = vector
+        if len(self._cache) > self.size:
+            self._cache.popitem(last=False)
+            self.stats.evictions += 1
+
+    def clear(self) -> None:
+        self._cache.clear()
+
+    def close(self) -> None:
+        self.embedder.close()

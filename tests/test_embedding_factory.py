@@ -1,0 +1,79 @@
+"""create_embedder: the settings of SPEC §9, and messages that name the one to fix."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from embedding.base import Embedder, EmbedderConfigError, EmbedderIdentity
+from embedding.factory import create_embedder
+from embedding.hashing import HashEmbedder
+from embedding.minilm import MiniLMEmbedder
+from embedding.openai_compatible import OpenAICompatibleEmbedder
+
+UNSET: dict[str, Any] = {"dimension": None, "url": None, "model": None, "api_key": None}
+
+
+def make(kind: str, **settings: Any) -> Embedder:
+    return create_embedder(kind, **(UNSET | settings))
+
+
+def test_minilm_is_the_real_model() -> None:
+    embedder = make(" MiniLM ", dimension=384, model="sentence-transformers/all-MiniLM-L6-v2")
+    assert isinstance(embedder, MiniLMEmbedder)
+    assert isinstance(embedder, Embedder)
+    assert embedder.identity.describe() == "minilm all-MiniLM-L6-v2 (384 dimensions)"
+
+
+def test_minilm_refuses_another_dimension_or_model() -> None:
+    with pytest.raises(EmbedderConfigError, match=r"EMBEDDER_DIM is 768.*set it to 384"):
+        make("minilm", dimension=768)
+    with pytest.raises(EmbedderConfigError, match=r"EMBEDDER_MODEL.*EMBEDDER=openai"):
+        make("minilm", model="bge-small-en-v1.5")
+
+
+def test_hash_defaults_to_384_dimensions() -> None:
+    embedder = make("hash", url="http://ignored.invalid")
+    assert isinstance(embedder, HashEmbedder)
+    assert embedder.identity.dimension == 384
+    assert make("hash", dimension=32).identity.dimension == 32
+
+
+def test_openai_with_every_setting() -> None:
+    embedder = make(
+        "openai",
+        url="http://127.0.0.1:8080/v1",
+        model="bge-small-en-v1.5",
+        dimension=384,
+        api_key="k",
+    )
+    assert isinstance(embedder, OpenAICompatibleEmbedder)
+    assert embedder.identity == EmbedderIdentity("openai", "bge-small-en-v1.5", 384)
+    embedder.close()
+
+
+@pytest.mark.parametrize(
+    ("settings", "missing"),
+    [
+        ({}, "EMBEDDER_URL, EMBEDDER_MODEL, EMBEDDER_DIM"),
+        ({"url": "http://127.0.0.1:8080", "model": "m"}, "EMBEDDER_DIM"),
+        ({"url": "", "model": "m", "dimension": 8}, "EMBEDDER_URL"),
+        ({"url": "http://127.0.0.1:8080", "dimension": 8}, "EMBEDDER_MODEL"),
+    ],
+)
+def test_openai_names_what_is_missing(settings: dict[str, Any], missing: str) -> None:
+    with pytest.raises(EmbedderConfigError, match=f"needs {missing}:"):
+        make("openai", **settings)
+
+
+@pytest.mark.parametrize("dimension", [0, -3, 5000])
+def test_dimension_out_of_range(dimension: int) -> None:
+    with pytest.raises(EmbedderConfigError, match="EMBEDDER_DIM must be between 1 and 4096"):
+        make("hash", dimension=dimension)
+
+
+def test_unknown_kind_lists_the_choices() -> None:
+    with pytest.raises(EmbedderConfigError, match="EMBEDDER must be one of minilm, openai, hash"):
+        make("bert")
+    assert issubclass(EmbedderConfigError, ValueError)

@@ -1,0 +1,149 @@
+"""The numpy MiniLM against sentence-transformers' own vectors for the same weights.
+
+tests/fixtures/minilm_reference.json was written by sentence-transformers (see
+tests/fixtures/minilm_reference.py); its texts cover short and long (truncated) ones, empty
+and punctuation-only ones, accents, CJK, Cyrillic and emoji.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from embedding import minilm
+from embedding.base import EmbedderConfigError, EmbedderIdentity
+from embedding.minilm import MiniLMEmbedder
+
+FIXTURE = Path(__file__).parent / "fixtures" / "minilm_reference.json"
+
+
+@pytest.fixture(scope="module")
+def embedder() -> MiniLMEmbedder:
+    return MiniLMEmbedder()
+
+
+@pytest.fixture(scope="module")
+def reference() -> list[dict[str, Any]]:
+    cases: list[dict[str, Any]] = json.loads(FIXTURE.read_text(encoding="utf-8"))["cases"]
+    return cases
+
+
+def cosines(a: np.ndarray[Any, Any], b: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+    result: np.ndarray[Any, Any] = (a * b).sum(axis=1) / (
+        np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
+    )
+    return result
+
+
+def test_matches_sentence_transformers_reference(
+    embedder: MiniLMEmbedder, reference: list[dict[str, Any]]
+) -> None:
+    texts = [case["text"] for case in reference]
+    expected = np.array([case["vector"] for case in reference])
+    got = np.array(embedder.embed(texts))
+
+    similarity = cosines(got, expected)
+    difference = np.abs(got - expected).max(axis=1)
+    report = "\n".join(
+        f"{s:.7f} {d:.1e} {t[:40]!r}" for s, d, t in zip(similarity, difference, texts, strict=True)
+    )
+    assert similarity.min() > 0.999, report
+    # Much closer than that in fact: the fixture is rounded to 6 decimals, the rest is float32.
+    assert difference.max() < 1e-5, report
+
+
+def test_reference_covers_truncation(reference: list[dict[str, Any]]) -> None:
+    assert max(case["tokens_before_truncation"] for case in reference) > minilm.MAX_TOKENS
+
+
+def test_text_past_the_token_limit_is_ignored(
+    embedder: MiniLMEmbedder, reference: list[dict[str, Any]]
+) -> None:
+    long = max(reference, key=lambda case: case["tokens_before_truncation"])["text"]
+    plain, extended = embedder.embed([long, long + " Entirely different closing words."])
+    assert np.allclose(plain, extended, atol=1e-6)
+
+
+def test_batching_and_padding_do_not_change_vectors(
+    embedder: MiniLMEmbedder, reference: list[dict[str, Any]]
+) -> None:
+    # The long texts are left out only to keep the test quick: they batch alone anyway.
+    texts = [case["text"] for case in reference if case["tokens_before_truncation"] < 100]
+    together = np.array(embedder.embed(texts))
+    alone = np.array([embedder.embed([text])[0] for text in texts])
+    assert np.abs(together - alone).max() < 1e-5
+
+
+def test_batches_group_similar_lengths_within_limits() -> None:
+    lengths = [5, 256, 7, 250, 6, 60, 2, *[12] * 100]
+    batches = minilm._batches(lengths)
+    assert sorted(i for batch in batches for i in batch) == list(range(len(lengths)))
+    for batch in batches:
+        longest = max(lengths[i] for i in batch)
+        assert len(batch) <= minilm.BATCH_TEXTS
+        assert len(batch) * longest <= minilm.BATCH_TOKENS
+        assert len(batch) * longest <= 2 * sum(lengths[i] for i in batch) + 16 * len(batch)
+    assert batches[-2:] == [[5], [3, 1]]  # the long texts are not padded into short batches
+
+
+def test_identity_unit_length_and_order(embedder: MiniLMEmbedder) -> None:
+    assert embedder.identity == EmbedderIdentity("minilm", "all-MiniLM-L6-v2", 384)
+    assert embedder.identity.describe() == "minilm all-MiniLM-L6-v2 (384 dimensions)"
+    texts = ["Who founded Acme?", "Acme was founded by Jane Doe.", "It rained all week."]
+    vectors = np.array(embedder.embed(texts))
+    assert vectors.shape == (3, 384)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-6)
+    similarity = vectors @ vectors.T
+    assert similarity[0, 1] > similarity[0, 2] + 0.3
+    assert embedder.embed([]) == []
+
+
+def test_refuses_a_bare_string(embedder: MiniLMEmbedder) -> None:
+    with pytest.raises(TypeError):
+        embedder.embed("one text")
+
+
+def test_erf_and_gelu_match_the_exact_forms() -> None:
+    x = np.linspace(-9, 9, 20001, dtype=np.float32)
+    exact_erf = np.array([math.erf(v) for v in x.tolist()])
+    assert np.abs(minilm.erf(x) - exact_erf).max() < 5e-7
+    exact_gelu = np.array([v * (1 + math.erf(v / math.sqrt(2))) / 2 for v in x.tolist()])
+    gelu = minilm.gelu_in_place(np.tile(x, (7, 1)))  # several GELU chunks' worth of rows
+    assert np.abs(gelu - exact_gelu).max() < 2e-6
+
+
+def test_missing_model_package_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(minilm, "MODEL_PACKAGE", "evidencegraph_no_such_model_package")
+    with pytest.raises(EmbedderConfigError, match=r"make setup.*requirements/model\.txt"):
+        MiniLMEmbedder()
+
+
+def test_incomplete_model_folder_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(EmbedderConfigError, match=r"model\.safetensors is missing.*make setup"):
+        MiniLMEmbedder(tmp_path)
+
+
+def test_altered_weights_are_refused(tmp_path: Path) -> None:
+    shutil.copy(minilm.locate_model_dir() / "tokenizer.json", tmp_path)
+    (tmp_path / "model.safetensors").write_bytes(b"not the weights")
+    with pytest.raises(EmbedderConfigError, match=r"sha256 .*expected 53aa5117.*make setup"):
+        MiniLMEmbedder(tmp_path)
+
+
+def test_against_sentence_transformers_when_installed(
+    embedder: MiniLMEmbedder, reference: list[dict[str, Any]]
+) -> None:
+    """Direct comparison, unrounded; skipped unless torch and sentence-transformers are here."""
+    sentence_transformers = pytest.importorskip("sentence_transformers")
+    model = sentence_transformers.SentenceTransformer(str(minilm.locate_model_dir()), device="cpu")
+    texts = [case["text"] for case in reference]
+    expected = np.asarray(model.encode(texts, normalize_embeddings=True), dtype=np.float64)
+    got = np.array(embedder.embed(texts))
+    assert cosines(got, expected).min() > 0.99999
+    assert np.abs(got - expected).max() < 1e-5
