@@ -4,16 +4,21 @@ at start, handed to requests as typed state, closed at shutdown (STYLE 4)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 
 import neo4j
 from starlette.applications import Starlette
 
 from api.auth import create_authenticator
+from api.embedder_setup import check_dimension, embedder_from
 from api.services import Services
 from api.settings import Settings
+from api.vector_store_setup import create_vector_store
+from contract.errors import BackendUnavailable
+from embedding.query_cache import QueryEmbedder
 from graph.driver import Graph
+from graph.index_catalog import read_index_catalog
 
 log = logging.getLogger(__name__)
 
@@ -30,22 +35,49 @@ def create_driver(settings: Settings) -> neo4j.AsyncDriver:
     )
 
 
-def lifespan_for(settings: Settings, host: str):  # type: ignore[no-untyped-def]
+def lifespan_for(
+    settings: Settings, host: str
+) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
     """The lifespan of an app serving on `host` (auth defaults depend on it)."""
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        authenticator = create_authenticator(settings, host)
+        embedder = embedder_from(settings)
+        query_embedder = QueryEmbedder(embedder)
+        dimension = embedder.identity.dimension
+        vector_store = create_vector_store(settings, dimension)
         driver = create_driver(settings)
-        services = Services(
-            settings=settings,
-            graph=Graph(driver, settings.neo4j_database, settings.query_timeout_seconds),
-            authenticator=create_authenticator(settings, host),
-        )
-        app.state.services = services
-        log.info("serving with settings %s", settings.public_summary())
+        graph = Graph(driver, settings.neo4j_database, settings.query_timeout_seconds)
         try:
+            await check_graph_at_start(graph, dimension)
+            app.state.services = Services(
+                settings=settings,
+                graph=graph,
+                authenticator=authenticator,
+                query_embedder=query_embedder,
+                vector_store=vector_store,
+            )
+            log.info(
+                "serving with %s; settings %s",
+                embedder.identity.describe(),
+                settings.public_summary(),
+            )
             yield
         finally:
             await driver.close()
+            await vector_store.close()
+            query_embedder.close()
 
     return lifespan
+
+
+async def check_graph_at_start(graph: Graph, dimension: int) -> None:
+    """Refuse to serve vectors of another dimension; tolerate a graph that is still down
+    (`/readyz` reports it until it answers)."""
+    try:
+        catalog = await read_index_catalog(graph)
+    except BackendUnavailable:
+        log.warning("Neo4j is not reachable yet; /readyz will say so until it is")
+        return
+    check_dimension(catalog, dimension)

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from embedding.factory import embedder_dimension
-
+from api.embedder_setup import configured_dimension
 from api.settings import Settings
 from commands.runtime import EXIT_OK, open_graph, run_command
 from graph.graph_schema import apply_schema
 
 
 async def _apply(settings: Settings) -> int:
-    dimension = embedder_dimension(settings)
+    dimension = configured_dimension(settings)
     async with open_graph(settings) as graph:
         report = await apply_schema(graph, dimension)
     labels = ", ".join(report.labels) or "none yet"

@@ -6,6 +6,12 @@ its parser and sets `handler` (a function of the parsed arguments returning an e
 
 from __future__ import annotations
 
+import os
+
+# MiniLM runs on numpy; OpenBLAS's own threads would spin against the service's two embedding
+# workers on a 2-core machine. Must be set before numpy is first imported.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import argparse
 import logging
 import sys

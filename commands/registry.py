@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from commands import jobs_command, neo4j_command, serve_command
+from commands import graph_schema_command, jobs_command, neo4j_command, serve_command
 
 Register = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 
 REGISTERED: list[Register] = [
     serve_command.register,
     neo4j_command.register,
+    graph_schema_command.register,
     jobs_command.register,
 ]

@@ -6,8 +6,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
+from typing import Any
 
 from api.lifespan import create_driver
 from api.settings import Settings, SettingsError
@@ -30,7 +31,7 @@ async def open_graph(settings: Settings) -> AsyncIterator[Graph]:
         await driver.close()
 
 
-def run_command(work: Callable[[Settings], Awaitable[int]]) -> int:
+def run_command(work: Callable[[Settings], Coroutine[Any, Any, int]]) -> int:
     """Run an async command body with settings from the environment; map failures to exits."""
     try:
         settings = Settings.from_environ()
