@@ -12,6 +12,7 @@ from resolvers.entity import Entity
 from resolvers.entity_label import EntityLabel, entity_labels
 from resolvers.passage import Passage
 from resolvers.scope_input import ScopeInput
+from resolvers.walk import WalkResult, walk
 
 ScopeArgument = Annotated[
     ScopeInput | None,
@@ -60,3 +61,14 @@ class Query:
     )
     async def entity_labels(self, info: Info) -> list[EntityLabel]:
         return await entity_labels(info)
+
+    walk: WalkResult = strawberry.field(
+        resolver=walk,
+        description=(
+            "Walks the stored relations around one entity, out to depth 1 or 2, in both "
+            "directions. Each edge is an ASSERTION (a visible passage states it; see its "
+            "evidence) or a PATH (no supporting passage). Bounds cap the answer, and "
+            "`truncatedBy` names every bound that cut it. Errors: MALFORMED for an invalid "
+            "argument, UNAVAILABLE when the start is missing or has no visible passage in scope."
+        ),
+    )
