@@ -16,6 +16,7 @@ from resolvers.enums import SearchMode
 from resolvers.passage import Passage
 from resolvers.passage_hit import PassageHit
 from resolvers.scope_input import ScopeInput
+from resolvers.walk import WalkResult, walk
 
 ScopeArgument = Annotated[
     ScopeInput | None,
@@ -127,3 +128,14 @@ class Query:
     )
     async def entity_labels(self, info: Info) -> list[EntityLabel]:
         return await entity_labels(info)
+
+    walk: WalkResult = strawberry.field(
+        resolver=walk,
+        description=(
+            "Walks the stored relations around one entity, out to depth 1 or 2, in both "
+            "directions. Each edge is an ASSERTION (a visible passage states it; see its "
+            "evidence) or a PATH (no supporting passage). Bounds cap the answer, and "
+            "`truncatedBy` names every bound that cut it. Errors: MALFORMED for an invalid "
+            "argument, UNAVAILABLE when the start is missing or has no visible passage in scope."
+        ),
+    )

@@ -1,0 +1,260 @@
+"""The relationship walk (SPEC §5): its Cypher, and the loop that runs one walk.
+
+Seed, "Relationship walk":
+  1. "The call checks that entity_id is a canonical lowercase UUID string and that the entity
+     has at least one visible passage in scope. Otherwise the result is malformed or
+     unavailable."
+  2. "The walk follows relations that join two entities. With relation_types, only those types
+     are followed. Without it, every stored relation type is followed except the graph-owned
+     types such as HAS_PART and MENTIONED_IN. An edge must also join two entities that have a
+     passage in scope."
+  3. "Each step reads the edges around the entities found so far. An edge with a visible
+     passage in scope is an assertion, and the edge lists up to three of those passages. An
+     edge with no passage is a path. An edge whose passages are all superseded or out of scope
+     is dropped."
+  4. "The walk stops at the first bound it reaches in each step, and truncated_by lists every
+     bound that cut the walk."
+
+Step 1's id check is the resolver's (before any I/O); step 4's decisions are
+`retrieval.walk_bookkeeping`. Here: one statement per step, and one DEPTH probe.
+
+- `FIRST_STEP` checks the start (a visible passage in scope), settles the followed types and
+  reads step 1; no row means the start is missing or hidden.
+- `NEXT_STEP` reads step 2 around the entities step 1 reached first.
+- `DEPTH_PROBE` asks whether an entity reached at the last depth has a qualifying edge to an
+  entity outside the result. It reads at most `maxCandidates` relationships in all, so a hub
+  stays cheap; a qualifying edge beyond that read is not seen (docs/walk.md).
+
+A step reads at most `maxCandidates + 1` relationships of the followed types: the LIMIT sits
+directly on the typed expansion, before any check, and the extra one only tells that more
+remained. The frontier is read in id order, each entity's relationships in store order, so the
+same graph gives the same reads. Types are followed through a dynamic pattern
+(`[r:$any(types)]`), which keeps the statements constant and the graph-owned types out. On
+Neo4j 5.26 Community the planner does not push a dynamic type into the expansion (PROFILE shows
+`Expand(All)` then `Filter r:$any(types)`), so relationships of other types around a frontier
+entity, such as its MENTIONED_IN, are still touched until the LIMIT is met (docs/walk.md).
+
+Statements: depth 1 costs at most 2 (first step, probe), depth 2 at most 3; a step or probe
+with nothing to read is not sent. Passage text rides along only when `with_evidence`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, LiteralString
+
+from contract.scope import Scope
+from graph.driver import Graph
+from graph.lookups import ENTITY_MAP, PASSAGE_MAP, scoped
+from graph.records import EntityRecord, PassageRecord
+from graph.visibility import (
+    current_version_once,
+    document_in_scope,
+    entity_returnable,
+    entity_supported,
+    passage_current,
+)
+from retrieval.walk_bookkeeping import Bound, WalkBookkeeping, WalkBounds
+
+EVIDENCE_LIMIT = 3  # seed step 3: "the edge lists up to three of those passages"
+
+# A subquery body for the relationship `r`: its visible supporting passages (up to three, by
+# document id, position, id) and its kind. Binds `evidenceIds`, `evidence` (passage maps, only
+# when `$withEvidence`) and `kind`: 'ASSERTION', 'PATH', or null for an edge to drop.
+EDGE_SUPPORT: LiteralString = (
+    "CALL (r) {"
+    " MATCH (d:Document)-[:HAS_PART]->(c:Chunk)"
+    " WHERE c.id IN coalesce(r.passageIds, []) AND "
+    + document_in_scope("d")
+    + current_version_once("d", "c")
+    + " UNWIND cGrouped AS c"
+    " WITH c, d WHERE "
+    + passage_current("c", "dCurrentVersion")
+    + " WITH c, d ORDER BY d.id, c.position, c.id LIMIT $evidenceLimit"
+    " RETURN collect(c.id) AS evidenceIds,"
+    " collect(CASE WHEN $withEvidence THEN " + PASSAGE_MAP + " END) AS evidence"
+    " }"
+    " WITH *, CASE WHEN size(coalesce(r.passageIds, [])) = 0 THEN 'PATH'"
+    " WHEN size(evidenceIds) > 0 THEN 'ASSERTION' END AS kind"
+)
+
+
+def _step(carried: LiteralString) -> LiteralString:
+    """Read one step around `frontierIds` along `types`; keep the qualifying candidates.
+
+    Expects `frontierIds`, `types` and the variables `carried` names to be bound; binds `more`
+    (the read stopped with relationships left) and `candidates`. The far end is named `e` so
+    `ENTITY_MAP` projects it.
+    """
+    return (
+        "CALL (frontierIds, types) {"
+        " UNWIND frontierIds AS frontierId"
+        " MATCH (near:Entity {id: frontierId})-[r:$any(types)]-(far:Entity)"
+        " WITH r, far LIMIT $readLimit"
+        " RETURN collect({r: r, far: far}) AS read"
+        " }"
+        " WITH " + carried + ", read[..$maxCandidates] AS used, size(read) > $maxCandidates AS more"
+        " CALL (used) {"
+        " UNWIND used AS row"
+        " WITH row.r AS r, row.far AS e"
+        " WHERE " + entity_returnable("e") + " " + EDGE_SUPPORT + " WITH * WHERE kind IS NOT NULL"
+        " RETURN collect({id: coalesce(r.id, elementId(r)), type: type(r),"
+        " sourceId: startNode(r).id, targetId: endNode(r).id, kind: kind,"
+        " evidenceIds: evidenceIds, evidence: evidence, far: " + ENTITY_MAP + "}) AS candidates"
+        " }"
+    )
+
+
+FIRST_STEP: LiteralString = (
+    "MATCH (e:Entity {id: $startId})"
+    " WHERE " + entity_supported("e") + " CALL () {"
+    " CALL db.relationshipTypes() YIELD relationshipType"
+    " RETURN collect(relationshipType) AS storedTypes"
+    " }"
+    " WITH " + ENTITY_MAP + " AS start, [e.id] AS frontierIds,"
+    " [relType IN coalesce($relationTypes, storedTypes) WHERE NOT relType IN $graphOwnedTypes]"
+    " AS types " + _step("start, types") + " RETURN start, types, more, candidates"
+)
+
+NEXT_STEP: LiteralString = (
+    "WITH $frontier AS frontierIds, $types AS types " + _step("types") + " RETURN more, candidates"
+)
+
+DEPTH_PROBE: LiteralString = (
+    "UNWIND $lastDepthIds AS nodeId"
+    " MATCH (near:Entity {id: nodeId})-[r:$any($types)]-(e:Entity)"
+    " WITH r, e LIMIT $readLimit"
+    " WITH r, e WHERE NOT e.id IN $resultIds AND "
+    + entity_returnable("e")
+    + " "
+    + EDGE_SUPPORT
+    + " WITH kind WHERE kind IS NOT NULL"
+    " WITH kind LIMIT 1"
+    " RETURN count(kind) > 0 AS found"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class WalkRequest:
+    """A checked walk: the resolver validated every value (SPEC §5, §7)."""
+
+    start_id: str
+    depth: int
+    relation_types: tuple[str, ...] | None
+    bounds: WalkBounds
+    graph_owned_types: tuple[str, ...]
+    with_evidence: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class WalkEdgeRecord:
+    id: str
+    type: str
+    kind: str  # ASSERTION | PATH
+    source_id: str
+    target_id: str
+    evidence_ids: tuple[str, ...]
+
+    @classmethod
+    def from_map(cls, value: dict[str, Any]) -> WalkEdgeRecord:
+        return cls(
+            id=value["id"],
+            type=value["type"],
+            kind=value["kind"],
+            source_id=value["sourceId"],
+            target_id=value["targetId"],
+            evidence_ids=tuple(value["evidenceIds"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class WalkRecord:
+    """One walk's answer, in its final order."""
+
+    start: EntityRecord
+    nodes: list[EntityRecord]
+    edges: list[tuple[WalkEdgeRecord, int]]  # (edge, depth)
+    truncated_by: list[Bound]
+    passages: list[PassageRecord]  # the edges' evidence, when the request asked for it
+
+
+@dataclass
+class _Reads:
+    """What the statements returned, by id, for building the final record."""
+
+    entities: dict[str, EntityRecord]
+    passages: dict[str, PassageRecord]
+
+    def candidates(self, row: Any) -> list[WalkEdgeRecord]:
+        found = []
+        for value in row["candidates"]:
+            far = EntityRecord.from_map(value["far"])
+            self.entities.setdefault(far.id, far)
+            for passage in value["evidence"]:
+                self.passages.setdefault(passage["id"], PassageRecord.from_map(passage))
+            found.append(WalkEdgeRecord.from_map(value))
+        return found
+
+
+async def walk(graph: Graph, scope: Scope, request: WalkRequest) -> WalkRecord | None:
+    """Run one walk; None when the start is missing or has no visible passage in scope."""
+    bounds = request.bounds
+    common = scoped(
+        scope,
+        readLimit=bounds.max_candidates + 1,
+        maxCandidates=bounds.max_candidates,
+        withEvidence=request.with_evidence,
+        evidenceLimit=EVIDENCE_LIMIT,
+    )
+    rows = await graph.read(
+        FIRST_STEP,
+        {
+            **common,
+            "startId": request.start_id,
+            "relationTypes": None
+            if request.relation_types is None
+            else list(request.relation_types),
+            "graphOwnedTypes": list(request.graph_owned_types),
+        },
+    )
+    if not rows:
+        return None
+    start = EntityRecord.from_map(rows[0]["start"])
+    types: list[str] = list(rows[0]["types"])
+    reads = _Reads(entities={start.id: start}, passages={})
+    bookkeeping: WalkBookkeeping[WalkEdgeRecord] = WalkBookkeeping(start.id, bounds)
+    frontier = bookkeeping.take_step(1, reads.candidates(rows[0]), rows[0]["more"])
+    for depth in range(2, request.depth + 1):
+        if bookkeeping.ended or not frontier:
+            break
+        rows = await graph.read(NEXT_STEP, {**common, "frontier": frontier, "types": types})
+        frontier = bookkeeping.take_step(depth, reads.candidates(rows[0]), rows[0]["more"])
+    last_depth_ids = bookkeeping.reached_at(request.depth)
+    if last_depth_ids:
+        rows = await graph.read(
+            DEPTH_PROBE,
+            {
+                **common,
+                "lastDepthIds": last_depth_ids,
+                "types": types,
+                "resultIds": list(bookkeeping.depths),
+                "readLimit": bounds.max_candidates,
+            },
+        )
+        bookkeeping.record_depth_probe(bool(rows[0]["found"]))
+    return _record(bookkeeping, reads)
+
+
+def _record(bookkeeping: WalkBookkeeping[WalkEdgeRecord], reads: _Reads) -> WalkRecord:
+    edges = bookkeeping.ordered_edges()
+    evidence_ids: Sequence[str] = [pid for edge, _ in edges for pid in edge.evidence_ids]
+    return WalkRecord(
+        start=reads.entities[bookkeeping.start_id],
+        nodes=[reads.entities[node] for node in bookkeeping.node_ids()],
+        edges=edges,
+        truncated_by=bookkeeping.truncated_by(),
+        passages=[
+            reads.passages[pid] for pid in dict.fromkeys(evidence_ids) if pid in reads.passages
+        ],
+    )
