@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import LiteralString
 
 from graph.driver import Graph
+from graph.identifiers import quote_identifier
 from graph.index_catalog import read_index_catalog
 from graph.records import GRAPH_OWNED_LABELS
 
@@ -34,17 +35,6 @@ ENTITY_LABELS_PRESENT: LiteralString = (
 )
 
 AWAIT_INDEXES: LiteralString = "CALL db.awaitIndexes($seconds)"
-
-
-def quote_identifier(name: str) -> str:
-    """A label or index name as a Cypher identifier: backticks, inner backticks doubled.
-
-    >>> quote_identifier("Person"), quote_identifier("we`ird")
-    ('`Person`', '`we``ird`')
-    """
-    if not name or "\x00" in name:
-        raise ValueError(f"not a usable identifier: {name!r}")
-    return "`" + name.replace("`", "``") + "`"
 
 
 def fulltext_index_name(label: str) -> str:

@@ -28,11 +28,13 @@ Step 1's id check is the resolver's (before any I/O); step 4's decisions are
 A step reads at most `maxCandidates + 1` relationships of the followed types: the LIMIT sits
 directly on the typed expansion, before any check, and the extra one only tells that more
 remained. The frontier is read in id order, each entity's relationships in store order, so the
-same graph gives the same reads. Types are followed through a dynamic pattern
-(`[r:$any(types)]`), which keeps the statements constant and the graph-owned types out. On
-Neo4j 5.26 Community the planner does not push a dynamic type into the expansion (PROFILE shows
-`Expand(All)` then `Filter r:$any(types)`), so relationships of other types around a frontier
-entity, such as its MENTIONED_IN, are still touched until the LIMIT is met (docs/walk.md).
+same graph gives the same reads. The followed types are written into the pattern as escaped
+names (`[r:`KNOWS`|`LIKES`]`, graph/identifiers.py): Neo4j 5.26 expands only those types then,
+while a dynamic `[r:$any($types)]` is planned as `Expand(All)` plus a filter and would read an
+entity's thousands of MENTIONED_IN relationships too. Without `relationTypes`, the followed
+types are the stored ones minus the graph-owned ones; they are cached per graph and checked by
+the first step statement against `db.relationshipTypes()`, which sends the step again in the
+rare case the stored types changed, so the cache never changes an answer.
 
 Statements: depth 1 costs at most 2 (first step, probe), depth 2 at most 3; a step or probe
 with nothing to read is not sent. Passage text rides along only when `with_evidence`.
@@ -43,9 +45,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, LiteralString
+from weakref import WeakKeyDictionary
 
 from contract.scope import Scope
 from graph.driver import Graph
+from graph.identifiers import relationship_types_pattern
 from graph.lookups import ENTITY_MAP, PASSAGE_MAP, scoped
 from graph.records import EntityRecord, PassageRecord
 from graph.visibility import (
@@ -80,21 +84,29 @@ EDGE_SUPPORT: LiteralString = (
 )
 
 
-def _step(carried: LiteralString) -> LiteralString:
+def _step(carried: LiteralString, types: Sequence[str]) -> str:
     """Read one step around `frontierIds` along `types`; keep the qualifying candidates.
 
-    Expects `frontierIds`, `types` and the variables `carried` names to be bound; binds `more`
-    (the read stopped with relationships left) and `candidates`. The far end is named `e` so
+    Expects `frontierIds` and the variables `carried` names to be bound; binds `more` (the
+    read stopped with relationships left) and `candidates`. The far end is named `e` so
     `ENTITY_MAP` projects it.
     """
+    if types:
+        read = (
+            "CALL (frontierIds) {"
+            " UNWIND frontierIds AS frontierId"
+            " MATCH (near:Entity {id: frontierId})-"
+            + relationship_types_pattern("r", types)
+            + "-(far:Entity)"
+            " WITH r, far LIMIT $readLimit"
+            " RETURN collect({r: r, far: far}) AS read"
+            " }"
+        )
+    else:
+        read = "CALL (frontierIds) { RETURN [] AS read }"
     return (
-        "CALL (frontierIds, types) {"
-        " UNWIND frontierIds AS frontierId"
-        " MATCH (near:Entity {id: frontierId})-[r:$any(types)]-(far:Entity)"
-        " WITH r, far LIMIT $readLimit"
-        " RETURN collect({r: r, far: far}) AS read"
-        " }"
-        " WITH " + carried + ", read[..$maxCandidates] AS used, size(read) > $maxCandidates AS more"
+        read + " WITH " + carried + ", read[..$maxCandidates] AS used,"
+        " size(read) > $maxCandidates AS more"
         " CALL (used) {"
         " UNWIND used AS row"
         " WITH row.r AS r, row.far AS e"
@@ -106,33 +118,47 @@ def _step(carried: LiteralString) -> LiteralString:
     )
 
 
-FIRST_STEP: LiteralString = (
-    "MATCH (e:Entity {id: $startId})"
-    " WHERE " + entity_supported("e") + " CALL () {"
-    " CALL db.relationshipTypes() YIELD relationshipType"
-    " RETURN collect(relationshipType) AS storedTypes"
-    " }"
-    " WITH " + ENTITY_MAP + " AS start, [e.id] AS frontierIds,"
-    " [relType IN coalesce($relationTypes, storedTypes) WHERE NOT relType IN $graphOwnedTypes]"
-    " AS types " + _step("start, types") + " RETURN start, types, more, candidates"
-)
+def first_step(types: Sequence[str]) -> str:
+    """Check the start (a visible passage in scope), read step 1, and report the stored types."""
+    return (
+        "MATCH (e:Entity {id: $startId})"
+        " WHERE " + entity_supported("e") + " CALL () {"
+        " CALL db.relationshipTypes() YIELD relationshipType"
+        " RETURN collect(relationshipType) AS storedTypes"
+        " }"
+        " WITH "
+        + ENTITY_MAP
+        + " AS start, [e.id] AS frontierIds, storedTypes "
+        + _step("start, storedTypes", types)
+        + " RETURN start, storedTypes, more, candidates"
+    )
 
-NEXT_STEP: LiteralString = (
-    "WITH $frontier AS frontierIds, $types AS types " + _step("types") + " RETURN more, candidates"
-)
 
-DEPTH_PROBE: LiteralString = (
-    "UNWIND $lastDepthIds AS nodeId"
-    " MATCH (near:Entity {id: nodeId})-[r:$any($types)]-(e:Entity)"
-    " WITH r, e LIMIT $readLimit"
-    " WITH r, e WHERE NOT e.id IN $resultIds AND "
-    + entity_returnable("e")
-    + " "
-    + EDGE_SUPPORT
-    + " WITH kind WHERE kind IS NOT NULL"
-    " WITH kind LIMIT 1"
-    " RETURN count(kind) > 0 AS found"
-)
+def next_step(types: Sequence[str]) -> str:
+    return (
+        "WITH $frontier AS frontierIds " + _step("frontierIds", types) + " RETURN more, candidates"
+    )
+
+
+def depth_probe(types: Sequence[str]) -> str:
+    return (
+        "UNWIND $lastDepthIds AS nodeId"
+        " MATCH (near:Entity {id: nodeId})-"
+        + relationship_types_pattern("r", types)
+        + "-(e:Entity)"
+        " WITH r, e LIMIT $readLimit"
+        " WITH r, e WHERE NOT e.id IN $resultIds AND "
+        + entity_returnable("e")
+        + " "
+        + EDGE_SUPPORT
+        + " WITH kind WHERE kind IS NOT NULL"
+        " WITH kind LIMIT 1"
+        " RETURN count(kind) > 0 AS found"
+    )
+
+
+# The stored relationship types each graph was last seen to hold (see the module docstring).
+_stored_types: WeakKeyDictionary[Graph, tuple[str, ...]] = WeakKeyDictionary()
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,37 +233,42 @@ async def walk(graph: Graph, scope: Scope, request: WalkRequest) -> WalkRecord |
         withEvidence=request.with_evidence,
         evidenceLimit=EVIDENCE_LIMIT,
     )
-    rows = await graph.read(
-        FIRST_STEP,
-        {
-            **common,
-            "startId": request.start_id,
-            "relationTypes": None
-            if request.relation_types is None
-            else list(request.relation_types),
-            "graphOwnedTypes": list(request.graph_owned_types),
-        },
-    )
+    owned = set(request.graph_owned_types)
+
+    def followed(stored: Sequence[str]) -> list[str]:
+        chosen = request.relation_types if request.relation_types is not None else stored
+        return sorted(t for t in dict.fromkeys(chosen) if t not in owned)
+
+    stored_before = _stored_types.get(graph, ())
+    types = followed(stored_before)
+    first = {**common, "startId": request.start_id}
+    rows = await graph.read(first_step(types), first)  # type: ignore[arg-type]
     if not rows:
         return None
+    stored_now = tuple(sorted(rows[0]["storedTypes"]))
+    _stored_types[graph] = stored_now
+    if followed(stored_now) != types:
+        # The stored types changed since the cache was filled: read step 1 again with them.
+        types = followed(stored_now)
+        rows = await graph.read(first_step(types), first)  # type: ignore[arg-type]
+        if not rows:
+            return None
     start = EntityRecord.from_map(rows[0]["start"])
-    types: list[str] = list(rows[0]["types"])
     reads = _Reads(entities={start.id: start}, passages={})
     bookkeeping: WalkBookkeeping[WalkEdgeRecord] = WalkBookkeeping(start.id, bounds)
     frontier = bookkeeping.take_step(1, reads.candidates(rows[0]), rows[0]["more"])
     for depth in range(2, request.depth + 1):
         if bookkeeping.ended or not frontier:
             break
-        rows = await graph.read(NEXT_STEP, {**common, "frontier": frontier, "types": types})
+        rows = await graph.read(next_step(types), {**common, "frontier": frontier})  # type: ignore[arg-type]
         frontier = bookkeeping.take_step(depth, reads.candidates(rows[0]), rows[0]["more"])
     last_depth_ids = bookkeeping.reached_at(request.depth)
-    if last_depth_ids:
+    if last_depth_ids and types:
         rows = await graph.read(
-            DEPTH_PROBE,
+            depth_probe(types),  # type: ignore[arg-type]
             {
                 **common,
                 "lastDepthIds": last_depth_ids,
-                "types": types,
                 "resultIds": list(bookkeeping.depths),
                 "readLimit": bounds.max_candidates,
             },

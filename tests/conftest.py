@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -99,7 +100,7 @@ def builder(graph: Graph) -> GraphBuilder:
     return GraphBuilder(graph, dimension=TEST_DIMENSION)
 
 
-def test_settings(neo4j_uri: str, **overrides: str) -> Settings:
+def settings_for_tests(neo4j_uri: str, **overrides: str) -> Settings:
     environ = {
         "NEO4J_URI": neo4j_uri,
         "EMBEDDER": "hash",
@@ -152,9 +153,10 @@ class Client:
         return body
 
 
-@pytest.fixture
-async def client(neo4j_uri: str, graph: Graph) -> AsyncIterator[Client]:
-    app = create_app(test_settings(neo4j_uri))
+@asynccontextmanager
+async def serving(neo4j_uri: str, graph: Graph, **settings: str) -> AsyncIterator[Client]:
+    """The app in-process with test settings (plus `settings`), answering over `graph`."""
+    app = create_app(settings_for_tests(neo4j_uri, **settings))
     async with app.router.lifespan_context(app):
         services = app.state.services
         services.graph = graph  # the test's graph, so its statements are counted
@@ -162,3 +164,9 @@ async def client(neo4j_uri: str, graph: Graph) -> AsyncIterator[Client]:
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
             yield Client(http, graph, embedder, services)
+
+
+@pytest.fixture
+async def client(neo4j_uri: str, graph: Graph) -> AsyncIterator[Client]:
+    async with serving(neo4j_uri, graph) as test_client:
+        yield test_client

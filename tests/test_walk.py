@@ -6,14 +6,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-import httpx
 import pytest
 
-from api.app import create_app
 from api.schema import create_schema
 from graph.driver import Graph
-from tests import conftest
-from tests.conftest import Client
+from tests.conftest import Client, serving
 from tests.graph_builder import GraphBuilder, new_id
 
 WALK = """
@@ -149,12 +146,8 @@ async def test_relation_types_naming_a_graph_owned_type_is_malformed(
 @pytest.fixture
 async def owning_client(neo4j_uri: str, graph: Graph) -> AsyncIterator[Client]:
     """A client of an app whose setting GRAPH_OWNED_RELATION_TYPES adds SIMILAR_TO."""
-    app = create_app(conftest.test_settings(neo4j_uri, GRAPH_OWNED_RELATION_TYPES="SIMILAR_TO"))
-    async with app.router.lifespan_context(app):
-        app.state.services.graph = graph
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
-            yield Client(http, graph)
+    async with serving(neo4j_uri, graph, GRAPH_OWNED_RELATION_TYPES="SIMILAR_TO") as owning:
+        yield owning
 
 
 async def test_relation_types_naming_a_type_the_settings_make_graph_owned_is_malformed(
