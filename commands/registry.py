@@ -5,6 +5,10 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from commands import schema_command
+
 Register = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 
-REGISTERED: list[Register] = []
+REGISTERED: list[Register] = [
+    schema_command.register,
+]
