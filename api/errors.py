@@ -34,13 +34,19 @@ def _with_code(error: GraphQLError, message: str, extensions: dict[str, object])
     )
 
 
+def is_graphql_client_error(error: GraphQLError) -> bool:
+    """graphql-core's own parse, validation and variable coercion errors: safe to show. They
+    belong to no field; a coercion error wraps graphql-core's own error for the value."""
+    original = error.original_error
+    return not error.path and (original is None or isinstance(original, GraphQLError))
+
+
 def coded_error(error: GraphQLError) -> GraphQLError:
     """The client-facing form of one error."""
     original = error.original_error
     if isinstance(original, EvidenceGraphError):
         return _with_code(error, original.message, {"code": original.code, **original.extensions})
-    if original is None and not error.path:
-        # graphql-core's own parse, validation and coercion errors: safe to show.
+    if is_graphql_client_error(error):
         return _with_code(error, error.message, {"code": CLIENT_ERROR_CODE_FOR_GRAPHQL})
     internal = Internal()
     return _with_code(error, internal.message, {"code": internal.code})
@@ -49,7 +55,7 @@ def coded_error(error: GraphQLError) -> GraphQLError:
 def log_error(error: GraphQLError) -> None:
     """Client errors below ERROR; unexpected ones at ERROR with their traceback."""
     original = error.original_error
-    if isinstance(original, EvidenceGraphError) or (original is None and not error.path):
+    if isinstance(original, EvidenceGraphError) or is_graphql_client_error(error):
         code = original.code if isinstance(original, EvidenceGraphError) else "MALFORMED"
         log.info("client error %s at %s: %s", code, error.path, error.message)
     else:

@@ -1,19 +1,107 @@
-"""`/graphql`: Strawberry's ASGI view with the request context built per request."""
+"""`/graphql`: Strawberry's ASGI view, held to GraphQL over HTTP (SPEC §11, rules in
+`api/graphql_http.py`), with the request context built per request and GraphiQL for browsers.
+
+Where it departs from Strawberry's defaults, through Strawberry's own hooks:
+- the response media type follows `Accept` (`application/graphql-response+json` or
+  `application/json`; neither → 406), and so does the status;
+- a request error (the operation never ran) has no `data` entry;
+- a caller without valid credentials is refused before parsing its document (SPEC §8: every
+  operation needs credentials): `UNAUTHENTICATED`, 401 under the new media type;
+- `GET` never runs a mutation: 405 with `Allow: POST`; a body that is not JSON is 415; a
+  non-string `operationName` is 400;
+- GraphiQL only for a browser that names `text/html`, only when enabled; otherwise 406.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from cross_web import AsyncHTTPRequestAdapter, HTTPException, StarletteRequestAdapter
+from graphql.error import GraphQLError
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import PlainTextResponse, Response
+from starlette.types import Receive, Scope, Send
+from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
+from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData, process_result
+from strawberry.http.base import BaseRequestProtocol
+from strawberry.http.parse_content_type import parse_content_type
+from strawberry.schema.base import BaseSchema
+from strawberry.schema.exceptions import InvalidOperationTypeError
+from strawberry.types import ExecutionResult, SubscriptionExecutionResult
+from strawberry.types.execution import PreExecutionError
 
+from api import graphql_http
+from api.errors import log_error
+from api.graphiql import graphiql_page
 from api.services import Services
-from contract.errors import EvidenceGraphError
+from contract.errors import EvidenceGraphError, Malformed
 from resolvers.context import RequestContext
 
 
+class Refused(HTTPException):
+    """A request refused before GraphQL sees it; `headers` go out with the plain-text answer."""
+
+    def __init__(self, status_code: int, reason: str, headers: dict[str, str] | None = None):
+        super().__init__(status_code, reason)
+        self.headers = headers or {}
+
+
+class SubResponse(Response):
+    """Strawberry's per-request sub-response, carrying the media type negotiated for it."""
+
+    def __init__(self, media_type: str) -> None:
+        super().__init__()
+        self.status_code = None  # type: ignore[assignment]  # Strawberry: "not set"
+        del self.headers["content-length"]
+        self.negotiated = media_type
+
+
 class GraphQLView(GraphQL[RequestContext, None]):
+    def __init__(self, schema: BaseSchema, *, graphiql: bool) -> None:
+        # Strawberry asks `render_graphql_ide` whenever a browser wants HTML; it decides.
+        super().__init__(schema, graphql_ide="graphiql", multipart_uploads_enabled=False)
+        self.graphiql_enabled = graphiql
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+            return
+        try:
+            response = await self.run(Request(scope, receive))
+        except HTTPException as refused:
+            headers = refused.headers if isinstance(refused, Refused) else {}
+            response = PlainTextResponse(refused.reason, refused.status_code, headers=headers)
+        await response(scope, receive, send)
+
+    def should_render_graphql_ide(self, request: BaseRequestProtocol) -> bool:
+        return (
+            request.method == "GET"
+            and request.query_params.get("query") is None
+            and graphql_http.prefers_html(request.headers.get("accept"))
+        )
+
+    async def render_graphql_ide(self, request: Request) -> Response:
+        if not self.graphiql_enabled:
+            raise Refused(
+                406,
+                "This endpoint answers GraphQL requests in JSON; its GraphiQL page is disabled "
+                "(GRAPHIQL_ENABLED=false). Send `POST` with a JSON body or `GET ?query=`.",
+            )
+        return graphiql_page()
+
+    async def get_sub_response(self, request: Request | WebSocket) -> Response:
+        media_type = graphql_http.response_media_type(request.headers.get("accept"))
+        if media_type is None and not self.should_render_graphql_ide(
+            StarletteRequestAdapter(request)  # type: ignore[arg-type]  # only HTTP gets here
+        ):
+            raise Refused(
+                406,
+                f"Accept one of {', '.join(graphql_http.SUPPORTED)} "
+                "(GraphQL over HTTP); none of them is in the Accept header.",
+            )
+        return SubResponse(media_type or graphql_http.JSON)
+
     async def get_context(self, request: Request, response: Response | Any) -> RequestContext:  # type: ignore[override]
         services: Services = request.app.state.services
         try:
@@ -24,3 +112,83 @@ class GraphQLView(GraphQL[RequestContext, None]):
         return RequestContext(
             graph=services.graph, grant=grant, auth_error=error, services=services
         )
+
+    async def parse_http_body(
+        self, request: AsyncHTTPRequestAdapter
+    ) -> GraphQLRequestData | list[GraphQLRequestData]:
+        if request.method == "POST":
+            content_type, _ = parse_content_type(request.content_type or "")
+            if content_type != graphql_http.JSON:
+                raise Refused(415, "Send the GraphQL request as `Content-Type: application/json`.")
+        data = await super().parse_http_body(request)
+        for item in data if isinstance(data, list) else [data]:
+            if not isinstance(item.operation_name, str | None):
+                raise Refused(400, "The `operationName` must be a string or null, if provided.")
+        return data
+
+    async def execute_operation(
+        self,
+        request: Request,
+        request_adapter: AsyncHTTPRequestAdapter,
+        request_data: GraphQLRequestData | list[GraphQLRequestData],
+        context: RequestContext,
+        root_value: None,
+        sub_response: Response,
+    ) -> ExecutionResult | list[ExecutionResult] | SubscriptionExecutionResult:
+        refusal = self.refusal(context, request_data)
+        if refusal is not None:
+            return PreExecutionError(data=None, errors=[refusal])
+        try:
+            return await super().execute_operation(
+                request, request_adapter, request_data, context, root_value, sub_response
+            )
+        except HTTPException as refused:
+            if request_adapter.method == "GET" and isinstance(
+                refused.__cause__, InvalidOperationTypeError
+            ):
+                # GraphQL over HTTP: a mutation over GET is 405, whatever the media type.
+                raise Refused(
+                    405, "Mutations are only accepted with POST.", {"Allow": "POST"}
+                ) from refused
+            raise
+
+    @staticmethod
+    def refusal(
+        context: RequestContext, request_data: GraphQLRequestData | list[GraphQLRequestData]
+    ) -> GraphQLError | None:
+        """The request error that stops the request before Strawberry parses it, if any."""
+        if context.auth_error is not None:
+            # Nothing of the schema is revealed to a caller without valid credentials.
+            error = context.auth_error
+            log_error(GraphQLError(error.message, original_error=error))
+            return GraphQLError(error.message, extensions={"code": error.code})
+        for data in request_data if isinstance(request_data, list) else [request_data]:
+            if graphql_http.names_no_operation_of_several(data.query, data.operation_name):
+                return GraphQLError(
+                    "Must provide operation name if query contains multiple operations.",
+                    extensions={"code": Malformed.code},
+                )
+        return None
+
+    async def process_result(
+        self, request: Request, result: ExecutionResult
+    ) -> GraphQLHTTPResponse:
+        body = process_result(result)
+        if graphql_http.is_request_error(result.data, result.errors):
+            # The GraphQL specification: an error before execution leaves no `data` entry.
+            body.pop("data", None)
+        return body
+
+    def create_response(
+        self,
+        response_data: GraphQLHTTPResponse | list[GraphQLHTTPResponse],
+        sub_response: Response,
+    ) -> Response:
+        response = super().create_response(response_data, sub_response)
+        media_type = getattr(sub_response, "negotiated", graphql_http.JSON)
+        response.headers["content-type"] = f"{media_type}; charset=utf-8"
+        if isinstance(response_data, dict):
+            response.status_code = graphql_http.response_status(media_type, response_data)
+            if response.status_code == 401:
+                response.headers["www-authenticate"] = "Bearer"
+        return response

@@ -12,6 +12,7 @@ from strawberry.extensions import SchemaExtension
 from strawberry.types import ExecutionContext
 
 from api.errors import ErrorCodes, log_error
+from resolvers.federation import FEDERATION_SCALARS
 from resolvers.query import Query
 
 
@@ -29,4 +30,10 @@ def create_schema(extensions: Sequence[type[SchemaExtension] | Any] = ()) -> Evi
     return EvidenceGraphSchema(
         query=Query,
         extensions=[ErrorCodes, *extensions],
+        scalar_overrides=dict(FEDERATION_SCALARS),
     )
+
+
+def schema_sdl(schema: strawberry.federation.Schema | None = None) -> str:
+    """The schema in SDL, as `evidencegraph export-schema` writes `schema.graphql`."""
+    return (schema or create_schema()).as_str() + "\n"

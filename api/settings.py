@@ -114,6 +114,9 @@ class Settings:
     auth_api_keys_file: Path | None = None
     # GraphQL hardening
     graphql_introspection: bool = False
+    # The GraphiQL page at `GET /graphql` (HTML); without introspection it could not load the
+    # schema, so it follows GRAPHQL_INTROSPECTION unless set.
+    graphiql_enabled: bool = False
     request_timeout_seconds: float = 30.0
 
     @classmethod
@@ -122,6 +125,7 @@ class Settings:
         extra_owned = read.names("GRAPH_OWNED_RELATION_TYPES")
         embedder = read.choice("EMBEDDER", ("minilm", "openai", "hash"), "minilm") or "minilm"
         raw_dim = read.text("EMBEDDER_DIM")
+        introspection = read.flag("GRAPHQL_INTROSPECTION", False)
         return cls(
             neo4j_uri=read.text("NEO4J_URI", cls.neo4j_uri) or cls.neo4j_uri,
             neo4j_user=read.text("NEO4J_USER", cls.neo4j_user) or cls.neo4j_user,
@@ -144,7 +148,8 @@ class Settings:
             auth_jwt_secret=read.secret("AUTH_JWT_SECRET"),
             auth_jwks_file=read.path("AUTH_JWKS_FILE"),
             auth_api_keys_file=read.path("AUTH_API_KEYS_FILE"),
-            graphql_introspection=read.flag("GRAPHQL_INTROSPECTION", False),
+            graphql_introspection=introspection,
+            graphiql_enabled=read.flag("GRAPHIQL_ENABLED", introspection),
             request_timeout_seconds=read.number("REQUEST_TIMEOUT_SECONDS", 30.0, 0.1, 3600),
         )
 

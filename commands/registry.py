@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from commands import graph_schema_command, jobs_command, neo4j_command, serve_command
+from commands import (
+    export_schema_command,
+    graph_schema_command,
+    jobs_command,
+    neo4j_command,
+    serve_command,
+)
 
 Register = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 
@@ -14,4 +20,5 @@ REGISTERED: list[Register] = [
     neo4j_command.register,
     graph_schema_command.register,
     jobs_command.register,
+    export_schema_command.register,
 ]

@@ -13,6 +13,7 @@ from resolvers.entity import Entity
 from resolvers.entity_hit import EntityHit
 from resolvers.entity_label import EntityLabel, entity_labels
 from resolvers.enums import SearchMode
+from resolvers.federation import FederationQuery
 from resolvers.passage import Passage
 from resolvers.passage_hit import PassageHit
 from resolvers.scope_input import ScopeInput
@@ -39,7 +40,7 @@ ModeArgument = Annotated[
 
 
 @strawberry.type(description="Entity search, passage search and relationship walks, with evidence.")
-class Query:
+class Query(FederationQuery):
     @strawberry.field(
         description=(
             "Find entities by name and by meaning. Returns at most `limit` entities that a "

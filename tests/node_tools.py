@@ -1,0 +1,105 @@
+"""The outside tools the client tests drive: Node with the packages `tests/node/package.json`
+pins, the GraphiQL files `web/package.json` pins, and Debian's Chromium.
+
+Each is installed on first use by its ordinary client (`npm ci` from the committed lockfile,
+`apt-get install chromium`) and nothing is fetched at run time otherwise. When one cannot be
+installed the test fails saying what is missing and how to install it: it never skips.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+NODE_DIR = REPOSITORY / "tests" / "node"
+WEB_DIR = REPOSITORY / "web"
+CHROMIUM = Path("/usr/bin/chromium")
+MINIMUM_NODE_MAJOR = 20
+
+
+def _run(command: list[str], cwd: Path | None = None, timeout: float = 600) -> str:
+    """Run a set-up command; fail the test with its output when it fails."""
+    try:
+        done = subprocess.run(
+            command, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as error:
+        pytest.fail(f"`{' '.join(command)}` could not run: {error}", pytrace=False)
+    if done.returncode != 0:
+        pytest.fail(
+            f"`{' '.join(command)}` failed ({done.returncode}):\n{done.stdout[-3000:]}"
+            f"\n{done.stderr[-3000:]}",
+            pytrace=False,
+        )
+    return done.stdout
+
+
+def node() -> str:
+    """The `node` executable (Node 20 or later), or fail saying how to get it."""
+    found = shutil.which("node")
+    if found is None or shutil.which("npm") is None:
+        pytest.fail(
+            "Node.js 20+ with npm is needed for the client tests (gateway, audit, browser); "
+            "install it (e.g. `apt-get install nodejs npm`).",
+            pytrace=False,
+        )
+    version = _run([found, "--version"]).strip().lstrip("v")
+    if int(version.split(".")[0]) < MINIMUM_NODE_MAJOR:
+        pytest.fail(f"Node {version} is too old: the client tests need Node 20+.", pytrace=False)
+    return found
+
+
+def npm_packages(directory: Path) -> Path:
+    """`directory/node_modules`, installed from its lockfile (`npm ci`) when missing."""
+    node()
+    if not (directory / "node_modules" / ".package-lock.json").is_file():
+        _run(["npm", "ci", "--no-audit", "--no-fund"], cwd=directory)
+    return directory / "node_modules"
+
+
+def chromium() -> Path:
+    """Debian's Chromium, installed with apt-get when missing."""
+    if not CHROMIUM.is_file():
+        if shutil.which("apt-get") is None:
+            pytest.fail(
+                f"{CHROMIUM} is missing and there is no apt-get to install it; install "
+                "Debian's `chromium` package.",
+                pytrace=False,
+            )
+        _run(["apt-get", "update"], timeout=900)
+        _run(["apt-get", "install", "-y", "chromium"], timeout=1800)
+        if not CHROMIUM.is_file():
+            pytest.fail(f"`apt-get install chromium` did not provide {CHROMIUM}", pytrace=False)
+    return CHROMIUM
+
+
+def run_script(
+    script: str, *arguments: str, env: dict[str, str] | None = None, timeout: float = 300
+) -> Any:
+    """Run `tests/node/<script>` and return the JSON it prints last; fail on a crash."""
+    npm_packages(NODE_DIR)
+    done = subprocess.run(
+        [node(), script, *arguments],
+        cwd=NODE_DIR,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+        check=False,
+    )
+    lines = [line for line in done.stdout.splitlines() if line.strip()]
+    try:
+        return json.loads(lines[-1])
+    except (IndexError, json.JSONDecodeError):
+        pytest.fail(
+            f"node {script} exited {done.returncode} without a JSON result:\n"
+            f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}",
+            pytrace=False,
+        )

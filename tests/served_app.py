@@ -1,0 +1,84 @@
+"""The app as a test serves it from a real process (uvicorn), for real clients: a federation
+gateway, graphql-http's audit, a browser.
+
+    uvicorn --factory tests.served_app:create_test_app
+
+Test-only, and meant to be dropped piece by piece:
+- a deterministic query embedder, set only while the service has none (until the service's
+  own embedder lands, `services.query_embedder` is None in a served app);
+- `GET /_test/statements` lists the statements the process sent to Neo4j since the last
+  `DELETE /_test/statements`, so a test can count round trips across the process boundary.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from api.app import create_app
+from api.settings import Settings
+
+DEFAULT_DIMENSION = 8
+
+
+class HashQueryEmbedder:
+    """A query vector from the SHA-256 of the text: deterministic, no model, unit length."""
+
+    def __init__(self, dimension: int) -> None:
+        self.dimension = dimension
+
+    async def embed_query(self, text: str) -> tuple[float, ...]:
+        digest = b""
+        counter = 0
+        while len(digest) < self.dimension:
+            digest += hashlib.sha256(f"{counter}:{text}".encode()).digest()
+            counter += 1
+        raw = [byte / 255.0 - 0.5 for byte in digest[: self.dimension]]
+        norm = math.sqrt(sum(x * x for x in raw)) or 1.0
+        return tuple(x / norm for x in raw)
+
+
+class StatementLog:
+    def __init__(self) -> None:
+        self.entries: list[dict[str, Any]] = []
+
+    def observe(self, query: str, parameters: Mapping[str, Any]) -> None:
+        keys = parameters.get("keys")
+        self.entries.append({"query": query, "keys": len(keys) if keys is not None else None})
+
+    async def endpoint(self, request: Request) -> JSONResponse:
+        if request.method == "DELETE":
+            self.entries.clear()
+        return JSONResponse({"statements": self.entries})
+
+
+def create_test_app() -> Starlette:
+    settings = Settings.from_environ()
+    app = create_app(settings)
+    statements = StatementLog()
+    app.router.routes.append(
+        Route("/_test/statements", statements.endpoint, methods=["GET", "DELETE"])
+    )
+    served_lifespan = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with served_lifespan(app):
+            services = app.state.services
+            if services.query_embedder is None:
+                services.query_embedder = HashQueryEmbedder(
+                    settings.embedder_dim or DEFAULT_DIMENSION
+                )
+            services.graph.observers.append(statements.observe)
+            yield
+
+    app.router.lifespan_context = lifespan
+    return app
