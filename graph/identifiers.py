@@ -4,6 +4,8 @@ into Cypher text; it is always escaped, and values never are (they stay `$parame
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 def quote_identifier(name: str) -> str:
     """A label, type or index name as a Cypher identifier: backticks, inner backticks doubled.
@@ -16,7 +18,7 @@ def quote_identifier(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
-def relationship_types_pattern(variable: str, types: list[str] | tuple[str, ...]) -> str:
+def relationship_types_pattern(variable: str, types: Sequence[str]) -> str:
     """`[variable:`A`|`B`]`: a relationship pattern the planner expands by type, so
     relationships of other types around a node are never read."""
     if not types:

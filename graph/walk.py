@@ -242,7 +242,7 @@ async def walk(graph: Graph, scope: Scope, request: WalkRequest) -> WalkRecord |
     stored_before = _stored_types.get(graph, ())
     types = followed(stored_before)
     first = {**common, "startId": request.start_id}
-    rows = await graph.read(first_step(types), first)  # type: ignore[arg-type]
+    rows = await graph.read(first_step(types), first)
     if not rows:
         return None
     stored_now = tuple(sorted(rows[0]["storedTypes"]))
@@ -250,7 +250,7 @@ async def walk(graph: Graph, scope: Scope, request: WalkRequest) -> WalkRecord |
     if followed(stored_now) != types:
         # The stored types changed since the cache was filled: read step 1 again with them.
         types = followed(stored_now)
-        rows = await graph.read(first_step(types), first)  # type: ignore[arg-type]
+        rows = await graph.read(first_step(types), first)
         if not rows:
             return None
     start = EntityRecord.from_map(rows[0]["start"])
@@ -260,12 +260,12 @@ async def walk(graph: Graph, scope: Scope, request: WalkRequest) -> WalkRecord |
     for depth in range(2, request.depth + 1):
         if bookkeeping.ended or not frontier:
             break
-        rows = await graph.read(next_step(types), {**common, "frontier": frontier})  # type: ignore[arg-type]
+        rows = await graph.read(next_step(types), {**common, "frontier": frontier})
         frontier = bookkeeping.take_step(depth, reads.candidates(rows[0]), rows[0]["more"])
     last_depth_ids = bookkeeping.reached_at(request.depth)
     if last_depth_ids and types:
         rows = await graph.read(
-            depth_probe(types),  # type: ignore[arg-type]
+            depth_probe(types),
             {
                 **common,
                 "lastDepthIds": last_depth_ids,

@@ -7,6 +7,7 @@ Ids are fresh UUIDs; names are what tests talk about. A document version can be 
 from __future__ import annotations
 
 import uuid
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -81,7 +82,8 @@ class GraphBuilder:
                     "labels": list((labels or {}).get(name, ["Person"])),
                     "name": name,
                     "embedding": (vectors or {}).get(
-                        name, unit_vector(self.dimension, hash(name) % self.dimension)
+                        name,
+                        unit_vector(self.dimension, zlib.crc32(name.encode()) % self.dimension),
                     ),
                     "mentions": [passage_ids[i] for i in (mentions or {}).get(name, ())]
                     + list((external_mentions or {}).get(name, ())),

@@ -3,17 +3,12 @@ gateway, graphql-http's audit, a browser.
 
     uvicorn --factory tests.served_app:create_test_app
 
-Test-only, and meant to be dropped piece by piece:
-- a deterministic query embedder, set only while the service has none (until the service's
-  own embedder lands, `services.query_embedder` is None in a served app);
-- `GET /_test/statements` lists the statements the process sent to Neo4j since the last
+Test-only: `GET /_test/statements` lists the statements the process sent to Neo4j since the last
   `DELETE /_test/statements`, so a test can count round trips across the process boundary.
 """
 
 from __future__ import annotations
 
-import hashlib
-import math
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
@@ -25,25 +20,6 @@ from starlette.routing import Route
 
 from api.app import create_app
 from api.settings import Settings
-
-DEFAULT_DIMENSION = 8
-
-
-class HashQueryEmbedder:
-    """A query vector from the SHA-256 of the text: deterministic, no model, unit length."""
-
-    def __init__(self, dimension: int) -> None:
-        self.dimension = dimension
-
-    async def embed_query(self, text: str) -> tuple[float, ...]:
-        digest = b""
-        counter = 0
-        while len(digest) < self.dimension:
-            digest += hashlib.sha256(f"{counter}:{text}".encode()).digest()
-            counter += 1
-        raw = [byte / 255.0 - 0.5 for byte in digest[: self.dimension]]
-        norm = math.sqrt(sum(x * x for x in raw)) or 1.0
-        return tuple(x / norm for x in raw)
 
 
 class StatementLog:
@@ -73,10 +49,6 @@ def create_test_app() -> Starlette:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with served_lifespan(app):
             services = app.state.services
-            if services.query_embedder is None:
-                services.query_embedder = HashQueryEmbedder(
-                    settings.embedder_dim or DEFAULT_DIMENSION
-                )
             services.graph.observers.append(statements.observe)
             yield
 

@@ -17,7 +17,7 @@ from api.graphiql import ASSETS
 from graph.driver import Graph
 from graph.graph_schema import apply_schema
 from tests.conftest import TEST_DIMENSION
-from tests.conftest import test_settings as settings_for
+from tests.conftest import settings_for_tests as settings_for
 from tests.graph_builder import GraphBuilder
 from tests.node_tools import REPOSITORY, WEB_DIR, chromium, npm_packages, run_script
 from tests.serving import Served, served_service

@@ -14,7 +14,7 @@ from api.app import create_app
 from api.graphql_http import response_media_type
 from contract.errors import Unauthenticated
 from contract.scope import Grant
-from tests.conftest import test_settings as settings_for
+from tests.conftest import settings_for_tests as settings_for
 
 GRAPHQL_RESPONSE = "application/graphql-response+json"
 JSON = "application/json"

@@ -65,7 +65,7 @@ async def test_hybrid_fuses_with_reciprocal_ranks(
     await builder.version(
         "acme",
         ["pier one", "pier two", "boat"],
-        passage_vectors={0: axis(3), 1: axis(0), 2: axis(0)},
+        passage_vectors={0: axis(3), 1: axis(0), 2: [1.0, 0.6, 0, 0, 0, 0, 0, 0]},
     )
     await apply_schema(graph, TEST_DIMENSION)
     hits = await search(client, "pier", axis(0))

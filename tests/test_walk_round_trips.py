@@ -154,7 +154,7 @@ async def profile_first_step(
 ) -> dict[str, int]:
     """PROFILE the first step as a real walk sent it."""
     async with graph.driver.session() as session:
-        result = await session.run("PROFILE " + statement, dict(parameters))  # type: ignore[arg-type]
+        result = await session.run("PROFILE " + statement, dict(parameters))
         summary = await result.consume()
     plan = summary.profile
     assert plan is not None
