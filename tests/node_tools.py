@@ -64,20 +64,25 @@ def npm_packages(directory: Path) -> Path:
     return directory / "node_modules"
 
 
-def chromium() -> Path:
-    """Debian's Chromium, installed with apt-get when missing."""
-    if not CHROMIUM.is_file():
+def debian_program(program: Path, package: str) -> Path:
+    """`program`, installed from Debian's `package` with apt-get when missing."""
+    if not program.is_file():
         if shutil.which("apt-get") is None:
             pytest.fail(
-                f"{CHROMIUM} is missing and there is no apt-get to install it; install "
-                "Debian's `chromium` package.",
+                f"{program} is missing and there is no apt-get to install it; install "
+                f"Debian's `{package}` package.",
                 pytrace=False,
             )
         _run(["apt-get", "update"], timeout=900)
-        _run(["apt-get", "install", "-y", "chromium"], timeout=1800)
-        if not CHROMIUM.is_file():
-            pytest.fail(f"`apt-get install chromium` did not provide {CHROMIUM}", pytrace=False)
-    return CHROMIUM
+        _run(["apt-get", "install", "-y", package], timeout=1800)
+        if not program.is_file():
+            pytest.fail(f"`apt-get install {package}` did not provide {program}", pytrace=False)
+    return program
+
+
+def chromium() -> Path:
+    """Debian's Chromium, installed with apt-get when missing."""
+    return debian_program(CHROMIUM, "chromium")
 
 
 def run_script(
