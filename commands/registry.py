@@ -11,6 +11,7 @@ from commands import (
     jobs_command,
     neo4j_command,
     serve_command,
+    vectors_command,
 )
 
 Register = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
@@ -20,5 +21,6 @@ REGISTERED: list[Register] = [
     neo4j_command.register,
     graph_schema_command.register,
     jobs_command.register,
+    vectors_command.register,
     export_schema_command.register,
 ]
