@@ -45,6 +45,17 @@ _LEXICAL_LIST: LiteralString = (
     " }"
 )
 
+# The end of either semantic list: the chosen read (first, or at the cap) of every label,
+# returnable entities only, best cosine per entity, best first (ties by id).
+_KEEP_RETURNABLE_SEMANTIC: LiteralString = (
+    " UNWIND CASE WHEN rereadAtCap THEN capRead ELSE firstRead END AS hit"
+    " WITH hit WHERE hit.returnable"
+    " WITH hit.node AS node, max(hit.score) AS score"
+    " ORDER BY score DESC, node.id"
+    " RETURN collect({node: node, score: score}) AS semantic"
+    " }"
+)
+
 # Semantic candidates from the graph's vector indexes, with the re-read at the cap per label.
 # Neo4j scores cosine indexes as (1 + cos) / 2; the contract reports cosine similarity.
 _SEMANTIC_LIST_FROM_INDEX: LiteralString = (
@@ -63,13 +74,7 @@ _SEMANTIC_LIST_FROM_INDEX: LiteralString = (
     "  CALL db.index.vector.queryNodes(target.index, $capK, $vector) YIELD node, score"
     "  RETURN collect({node: node, score: 2 * score - 1,"
     "   returnable: " + entity_returnable("node") + "}) AS capRead"
-    " }"
-    " UNWIND CASE WHEN rereadAtCap THEN capRead ELSE firstRead END AS hit"
-    " WITH hit WHERE hit.returnable"
-    " WITH hit.node AS node, max(hit.score) AS score"
-    " ORDER BY score DESC, node.id"
-    " RETURN collect({node: node, score: score}) AS semantic"
-    " }"
+    " }" + _KEEP_RETURNABLE_SEMANTIC
 )
 
 # Semantic candidates read from an external vector store by the caller: per label, the first
@@ -90,13 +95,7 @@ _SEMANTIC_LIST_FROM_STORE: LiteralString = (
     "  UNWIND read.cap AS stored MATCH (node:Entity {id: stored.id})"
     "  RETURN collect({node: node, score: stored.score,"
     "   returnable: " + entity_returnable("node") + "}) AS capRead"
-    " }"
-    " UNWIND CASE WHEN rereadAtCap THEN capRead ELSE firstRead END AS hit"
-    " WITH hit WHERE hit.returnable"
-    " WITH hit.node AS node, max(hit.score) AS score"
-    " ORDER BY score DESC, node.id"
-    " RETURN collect({node: node, score: score}) AS semantic"
-    " }"
+    " }" + _KEEP_RETURNABLE_SEMANTIC
 )
 
 # Ranks among returnable entities, fusion, and the winners' support and evidence.
