@@ -123,6 +123,8 @@ async def search_entities(
         candidates_semantic = min(candidates, store.max_results)
         cap = min(cap, store.max_results)
 
+    with_text = selects(info, ["evidence"])
+
     async def search(
         targets: Sequence[entity_search.SearchTarget],
         vector: Sequence[float] | None,
@@ -141,7 +143,7 @@ async def search_entities(
             lexical_k=candidates,
             semantic_k=candidates_semantic,
             cap_k=cap,
-            with_text=selects(info, ["evidence"]),
+            with_text=with_text,
             external_reads=external_reads,
         )
 
@@ -190,4 +192,4 @@ async def search_entities(
         )
         for passage in record.passages:
             loaders.prime_passage(passage)
-    return [EntityHit.from_record(record, effective) for record in records]
+    return [EntityHit.from_record(record, effective, with_text) for record in records]
