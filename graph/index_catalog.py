@@ -3,6 +3,12 @@
 An entity label is a label other than the graph-owned ones that has a VECTOR index on
 `embedding` (SPEC §1). Each must also have a FULLTEXT index covering `name`; a missing index,
 or one that is not ONLINE, makes a search of that label fail with `INDEX_NOT_READY`.
+
+Every request reads the catalog afresh (indexes come and go while the service runs). The
+last catalog read through a `Graph` is also kept, as a guess a search may start from while
+the fresh read is on its way: the search keeps its answer only when the fresh read names the
+same targets (resolvers/entity_search.py), so the guess saves time and never decides an answer
+(SPEC §2).
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, LiteralString
+from weakref import WeakKeyDictionary
 
 from contract.errors import IndexNotReady, Malformed
 from graph.driver import Graph
@@ -165,9 +172,20 @@ class IndexCatalog:
         }
 
 
+# Keyed weakly, so a Graph (one per app, or per test) takes its guess with it when it goes.
+_last_read: WeakKeyDictionary[Graph, IndexCatalog] = WeakKeyDictionary()
+
+
 async def read_index_catalog(
     graph: Graph, lexical_property: str = LEXICAL_PROPERTY
 ) -> IndexCatalog:
     rows = await graph.read(SHOW_INDEXES, {})
     infos = tuple(info for row in rows if (info := IndexInfo.from_row(row)) is not None)
-    return IndexCatalog(infos, lexical_property)
+    catalog = IndexCatalog(infos, lexical_property)
+    _last_read[graph] = catalog
+    return catalog
+
+
+def last_read_catalog(graph: Graph) -> IndexCatalog | None:
+    """The catalog most recently read through `graph`, however old: a guess to verify."""
+    return _last_read.get(graph)

@@ -1,11 +1,14 @@
 """`searchEntities` (seed "entity search" steps 1–6, SPEC §3): arguments checked, labels and
-their indexes checked, the query embedded, one search statement, the loaders primed with
-what it read, so nested evidence costs no further round trip."""
+their indexes checked, the query embedded, one search statement (started before the index
+check returns, kept only if the check agrees), the loaders primed with what it read, so
+nested evidence costs no further round trip."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Sequence
+from typing import Any
 
 from contract.arguments import (
     MAX_LABELS,
@@ -15,9 +18,9 @@ from contract.arguments import (
     check_names,
     check_range,
 )
-from contract.errors import Malformed
+from contract.errors import EvidenceGraphError, Malformed
 from graph import entity_search
-from graph.index_catalog import IndexCatalog, read_index_catalog
+from graph.index_catalog import IndexCatalog, last_read_catalog, read_index_catalog
 from resolvers.context import Info
 from resolvers.entity_hit import EntityHit
 from resolvers.enums import SearchMode
@@ -63,6 +66,37 @@ async def read_external_store(
     ]
 
 
+def searched_targets(
+    catalog: IndexCatalog, labels: Sequence[str] | None
+) -> list[entity_search.SearchTarget]:
+    """Seed steps 1–2 on one catalog: the labels to search with their two ONLINE indexes
+    (`INDEX_NOT_READY` otherwise)."""
+    return [
+        entity_search.SearchTarget(t.label, t.fulltext.name, t.vector.name)
+        for t in catalog.searchable(labels)
+        if t.fulltext is not None and t.vector is not None
+    ]
+
+
+def guessed_targets(
+    catalog: IndexCatalog | None, labels: Sequence[str] | None
+) -> list[entity_search.SearchTarget] | None:
+    """The targets the last catalog read names, if a search could start from them."""
+    if catalog is None:
+        return None
+    try:
+        return searched_targets(catalog, labels) or None
+    except EvidenceGraphError:
+        return None  # the fresh read decides which error, if any, the caller sees
+
+
+async def discard(task: asyncio.Future[Any]) -> None:
+    """Stop a task whose result is not wanted, and swallow whatever it ends with."""
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await task
+
+
 async def search_entities(
     info: Info,
     query: str,
@@ -80,56 +114,75 @@ async def search_entities(
         raise Malformed("labels", "name at least one label, or omit it to search every label")
     effective = info.context.scope(scope)
     context = info.context
-
-    # The index check and the query embedding do not depend on each other: overlap them.
-    catalog_read = read_index_catalog(context.graph)
-    if mode is SearchMode.LEXICAL:
-        catalog: IndexCatalog = await catalog_read
-        vector = None
-    else:
-        catalog, vector = await asyncio.gather(catalog_read, embed_query(info, query))
-    targets = [
-        entity_search.SearchTarget(t.label, t.fulltext.name, t.vector.name)
-        for t in catalog.searchable(chosen_labels)
-        if t.fulltext is not None and t.vector is not None
-    ]
-    if not targets:
-        return []
-
+    store = context.services.vector_store
     candidates = min(2 * limit, MAX_CANDIDATES_PER_LABEL)
     cap = MAX_CANDIDATES_PER_LABEL
-    store = context.services.vector_store
-    external_reads = None
-    if not store.in_graph:
+    candidates_semantic = candidates
+    if not store.in_graph and store.max_results is not None:
         # Seed step 3: the semantic read "is also capped at the store's max_results".
-        if store.max_results is not None:
-            candidates_semantic = min(candidates, store.max_results)
-            cap = min(cap, store.max_results)
+        candidates_semantic = min(candidates, store.max_results)
+        cap = min(cap, store.max_results)
+
+    with_text = selects(info, ["evidence"])
+
+    async def search(
+        targets: Sequence[entity_search.SearchTarget],
+        vector: Sequence[float] | None,
+        external_reads: Sequence[entity_search.ExternalRead] | None = None,
+    ) -> list[entity_search.EntityHitRecord]:
+        return await entity_search.search_entities(
+            context.graph,
+            effective,
+            targets=targets,
+            mode=mode.name,
+            lexical_query=None if mode is SearchMode.SEMANTIC else words,
+            vector=vector,
+            limit=limit,
+            support_limit=support_limit,
+            rrf_k=context.services.settings.rrf_k,
+            lexical_k=candidates,
+            semantic_k=candidates_semantic,
+            cap_k=cap,
+            with_text=with_text,
+            external_reads=external_reads,
+        )
+
+    # Every request reads the index catalog (steps 1–2); the query embedding does not depend
+    # on it, so the two overlap. With the graph's own vector index, the search itself also
+    # starts at once, from the targets of the last catalog read, and its answer is kept only
+    # if the fresh catalog names the same targets: the round trip of the catalog leaves the
+    # critical path, and the answer is always one computed from this request's catalog.
+    catalog_read = asyncio.ensure_future(read_index_catalog(context.graph))
+    guess = guessed_targets(last_read_catalog(context.graph), chosen_labels)
+    early: asyncio.Future[list[entity_search.EntityHitRecord]] | None = None
+    try:
+        vector = None if mode is SearchMode.LEXICAL else await embed_query(info, query)
+        if guess is not None and store.in_graph:
+            early = asyncio.ensure_future(search(guess, vector))
+        targets = searched_targets(await catalog_read, chosen_labels)
+    except BaseException:
+        for task in (catalog_read, early):
+            if task is not None:
+                await discard(task)
+        raise
+    if early is not None:
+        if targets == guess:
+            records = await early
         else:
-            candidates_semantic = candidates
+            # The indexes changed since the last read; the early answer may be wrong.
+            await discard(early)
+            records = await search(targets, vector) if targets else []
+    elif not targets:
+        return []
+    elif store.in_graph:
+        records = await search(targets, vector)
+    else:
         external_reads = (
             []
             if vector is None
             else await read_external_store(store, targets, vector, candidates_semantic, cap)
         )
-    else:
-        candidates_semantic = candidates
-    records = await entity_search.search_entities(
-        context.graph,
-        effective,
-        targets=targets,
-        mode=mode.name,
-        lexical_query=None if mode is SearchMode.SEMANTIC else words,
-        vector=vector,
-        limit=limit,
-        support_limit=support_limit,
-        rrf_k=context.services.settings.rrf_k,
-        lexical_k=candidates,
-        semantic_k=candidates_semantic,
-        cap_k=cap,
-        with_text=selects(info, ["evidence"]),
-        external_reads=external_reads,
-    )
+        records = await search(targets, vector, external_reads)
 
     loaders = context.loaders(effective)
     for record in records:
@@ -139,4 +192,4 @@ async def search_entities(
         )
         for passage in record.passages:
             loaders.prime_passage(passage)
-    return [EntityHit.from_record(record, effective) for record in records]
+    return [EntityHit.from_record(record, effective, with_text) for record in records]

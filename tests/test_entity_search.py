@@ -483,3 +483,33 @@ async def test_a_search_that_selects_no_evidence_reads_no_passage_text(
     await search(client, "xi")
     assert client.parameters[-1]["withText"] is False
     assert len(client.statements) == 2
+
+
+async def test_a_search_started_from_the_last_catalog_read_keeps_it_only_if_still_true(
+    client: Client, builder: GraphBuilder, graph: Graph
+) -> None:
+    """The search may start from the index catalog the previous request read; the catalog
+    this request reads decides the answer (new labels found, missing indexes reported)."""
+    await builder.version("acme", ["Rho Person."], mentions={"Rho Person": [0]})
+    await apply_schema(graph, TEST_DIMENSION)
+    assert (await search(client, "rho"))["names"] == ["Rho Person"]
+    # A new label and its indexes, created behind the service's back (no catalog read).
+    await builder.version(
+        "acme", ["Rho Robot."], mentions={"Rho Robot": [0]}, labels={"Rho Robot": ["Robot"]}
+    )
+    for statement in (
+        "CREATE FULLTEXT INDEX robot_names FOR (n:Robot) ON EACH [n.name]",
+        "CREATE VECTOR INDEX robot_vectors FOR (n:Robot) ON (n.embedding) OPTIONS {indexConfig:"
+        " {`vector.dimensions`: 8, `vector.similarity_function`: 'cosine'}}",
+    ):
+        await graph.write(statement, {})
+    await graph.auto_commit("CALL db.awaitIndexes(60)", {})
+    assert sorted((await search(client, "rho"))["names"]) == ["Rho Person", "Rho Robot"]
+    # The catalog, the search from the stale guess, the search with the fresh targets.
+    assert len(client.statements) == 3, client.statements
+    assert len((await search(client, "rho"))["names"]) == 2
+    assert len(client.statements) == 2, client.statements
+    await graph.write("DROP INDEX robot_names", {})
+    error = await error_of(client, "rho")
+    assert error["extensions"]["code"] == "INDEX_NOT_READY"
+    assert (error["extensions"]["label"], error["extensions"]["state"]) == ("Robot", "MISSING")

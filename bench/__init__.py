@@ -1,0 +1,1 @@
+"""Benchmark scripts (not tests): run them as modules, `python -m bench.<name>`."""
