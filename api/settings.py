@@ -112,8 +112,22 @@ class Settings:
     auth_jwt_secret: Secret | None = field(default=None, repr=False)
     auth_jwks_file: Path | None = None
     auth_api_keys_file: Path | None = None
-    # GraphQL hardening
+    auth_jwt_audience: str | None = None
+    auth_jwt_issuer: str | None = None
+    # Clock skew tolerated on `exp`, `nbf` and `iat` between the token issuer and this host.
+    auth_jwt_leeway_seconds: float = 30.0
+    # Federation: when set, `_service` and `_entities` answer only requests carrying it in
+    # `X-Gateway-Token` (docs/security.md).
+    federation_gateway_token: Secret | None = field(default=None, repr=False)
+    # GraphQL hardening (docs/security.md lists every limit and why its default is what it is)
     graphql_introspection: bool = False
+    # "Did you mean …?" in error messages reveals the schema as introspection would, so it
+    # follows GRAPHQL_INTROSPECTION unless set.
+    graphql_field_suggestions: bool = False
+    graphql_max_depth: int = 8
+    graphql_max_aliases: int = 30
+    graphql_max_tokens: int = 1000
+    http_max_body_bytes: int = 1_048_576
     # The GraphiQL page at `GET /graphql` (HTML); without introspection it could not load the
     # schema, so it follows GRAPHQL_INTROSPECTION unless set.
     graphiql_enabled: bool = False
@@ -148,7 +162,18 @@ class Settings:
             auth_jwt_secret=read.secret("AUTH_JWT_SECRET"),
             auth_jwks_file=read.path("AUTH_JWKS_FILE"),
             auth_api_keys_file=read.path("AUTH_API_KEYS_FILE"),
+            auth_jwt_audience=read.text("AUTH_JWT_AUDIENCE"),
+            auth_jwt_issuer=read.text("AUTH_JWT_ISSUER"),
+            auth_jwt_leeway_seconds=read.number("AUTH_JWT_LEEWAY_SECONDS", 30.0, 0, 300),
+            federation_gateway_token=read.secret("FEDERATION_GATEWAY_TOKEN"),
             graphql_introspection=introspection,
+            graphql_field_suggestions=read.flag("GRAPHQL_FIELD_SUGGESTIONS", introspection),
+            graphql_max_depth=read.integer("GRAPHQL_MAX_DEPTH", 8, 1, 100),
+            graphql_max_aliases=read.integer("GRAPHQL_MAX_ALIASES", 30, 0, 1000),
+            graphql_max_tokens=read.integer("GRAPHQL_MAX_TOKENS", 1000, 50, 1_000_000),
+            http_max_body_bytes=read.integer(
+                "HTTP_MAX_BODY_BYTES", 1_048_576, 1024, 100 * 1_048_576
+            ),
             graphiql_enabled=read.flag("GRAPHIQL_ENABLED", introspection),
             request_timeout_seconds=read.number("REQUEST_TIMEOUT_SECONDS", 30.0, 0.1, 3600),
         )

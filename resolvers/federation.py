@@ -93,6 +93,7 @@ class FederationQuery:
             ),
         ],
     ) -> list[EntityUnion | None]:
+        info.context.require_gateway()
         # Strawberry's own resolver returns one awaitable per representation; graphql-core
         # awaits them together, so the loaders see them in one batch.
         resolved: list[Any] = info.schema.entities_resolver(info, representations)  # type: ignore[attr-defined]
@@ -101,5 +102,6 @@ class FederationQuery:
     @strawberry.field(
         name="_service", description="Federation: this service's capabilities and schema."
     )
-    def service(self) -> Service:
+    def service(self, info: Info) -> Service:
+        info.context.require_gateway()
         return Service()
