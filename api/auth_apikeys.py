@@ -18,7 +18,7 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from api.credentials import bearer_token
+from api.credentials import B64TOKEN, bearer_token
 from api.settings import Settings, SettingsError
 from contract.errors import Unauthenticated
 from contract.scope import Grant
@@ -28,8 +28,7 @@ UNKNOWN_KEY = "Invalid bearer token: it is not a known API key."
 
 
 def _digest(key: str) -> bytes:
-    # surrogateescape: header bytes Starlette decoded as latin-1 hash the same every time.
-    return hashlib.sha256(key.encode("utf-8", "surrogateescape")).digest()
+    return hashlib.sha256(key.encode("ascii")).digest()  # a b64token is ASCII
 
 
 class ApiKeyAuthenticator:
@@ -77,11 +76,11 @@ def load_api_keys(path: Path) -> dict[str, list[str]]:
             '{"<key>": ["acme"]}.'
         )
     for number, (key, workspaces) in enumerate(document.items(), start=1):
-        if len(key) < MIN_KEY_LENGTH or any(c.isspace() for c in key):
+        if len(key) < MIN_KEY_LENGTH or not B64TOKEN.fullmatch(key):
             raise SettingsError(
-                f"{where}: key #{number} is too short or holds whitespace; use at least "
-                f"{MIN_KEY_LENGTH} characters, e.g. `python -c 'import secrets; "
-                "print(secrets.token_urlsafe(32))'`."
+                f"{where}: key #{number} is too short or holds characters a bearer token "
+                f"cannot; use at least {MIN_KEY_LENGTH} letters, digits or -._~+/, e.g. "
+                "`python -c 'import secrets; print(secrets.token_urlsafe(32))'`."
             )
         names = isinstance(workspaces, list) and all(isinstance(w, str) and w for w in workspaces)
         if not names:

@@ -141,6 +141,8 @@ class JwtAuthenticator:
         except jwt.PyJWTError:
             raise _refused("it is not a valid JWT.") from None
         algorithm, kid = header.get("alg"), header.get("kid")
+        if not isinstance(algorithm, str):
+            raise _refused("its header has no `alg`.")
         if algorithm == HS256 and self._secret is not None:
             return self._secret
         if isinstance(kid, str) and kid in self._keys:

@@ -30,7 +30,8 @@ MIN_TOKEN_LENGTH = 32
 
 
 def _digest(value: str) -> bytes:
-    return hashlib.sha256(value.encode("utf-8", "surrogateescape")).digest()
+    # surrogatepass: any str hashes (a header Starlette decoded as latin-1 never holds one).
+    return hashlib.sha256(value.encode("utf-8", "surrogatepass")).digest()
 
 
 class GatewayToken:

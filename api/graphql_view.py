@@ -35,12 +35,11 @@ from strawberry.types import ExecutionResult, SubscriptionExecutionResult
 from strawberry.types.execution import PreExecutionError
 
 from api import graphql_http
+from api.caller import identify
 from api.errors import ensure_coded, log_error
-from api.gateway_token import GATEWAY_TOKEN_HEADER
 from api.graphiql import graphiql_page
 from api.services import Services
-from contract.errors import EvidenceGraphError, Malformed, Unauthenticated
-from contract.scope import Grant
+from contract.errors import Malformed
 from resolvers.context import RequestContext
 
 
@@ -115,28 +114,13 @@ class GraphQLView(GraphQL[RequestContext, None]):
 
     async def get_context(self, request: Request, response: Response | Any) -> RequestContext:  # type: ignore[override]
         services: Services = request.app.state.services
-        authorization = request.headers.get("authorization")
-        gateway = services.gateway_token
-        through_gateway = gateway is None or gateway.matches(
-            request.headers.get(GATEWAY_TOKEN_HEADER)
-        )
-        error: EvidenceGraphError | None = None
-        grant: Grant | None
-        try:
-            grant = services.authenticator.authenticate(authorization)
-        except Unauthenticated as refused:
-            if authorization is None and gateway is not None and through_gateway:
-                grant = Grant.of(())  # the gateway itself, on its own behalf: no workspace
-            else:
-                grant, error = None, refused
-        except EvidenceGraphError as refused:
-            grant, error = None, refused
+        caller = identify(services.authenticator, services.gateway_token, request.headers)
         return RequestContext(
             graph=services.graph,
-            grant=grant,
-            auth_error=error,
+            grant=caller.grant,
+            auth_error=caller.refusal,
             services=services,
-            through_gateway=through_gateway,
+            through_gateway=caller.through_gateway,
         )
 
     async def parse_http_body(

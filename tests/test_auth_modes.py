@@ -15,7 +15,8 @@ from api.auth import auth_mode_for, is_loopback
 from api.settings import Settings, SettingsError
 from commands import serve_command
 from commands.runtime import EXIT_USAGE
-from tests.conftest import TEST_DIMENSION
+from contract.scope import Grant
+from tests.conftest import TEST_DIMENSION, Client
 
 
 def unset_auth(neo4j_uri: str, **environ: str) -> Settings:
@@ -97,3 +98,24 @@ async def test_unset_auth_mode_answers_on_loopback(neo4j_uri: str, server: str) 
 async def test_an_explicit_auth_mode_removes_the_guard(neo4j_uri: str) -> None:
     async with arriving_on(unset_auth(neo4j_uri, AUTH_MODE="none"), "10.0.0.7") as http:
         assert (await http.post("/graphql", json=TYPENAME)).status_code == 200
+
+
+class BrokenAuthenticator:
+    def authenticate(self, authorization: str | None) -> Grant:
+        raise RuntimeError("a detail of the key store that must stay inside")
+
+
+async def test_an_authenticator_that_fails_fails_closed(
+    client: Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    client.services.authenticator = BrokenAuthenticator()
+    response = await client.post(
+        "{ __typename }", headers={"accept": "application/graphql-response+json"}
+    )
+    assert response.status_code == 500
+    assert response.json() == {
+        "errors": [
+            {"message": "Internal error; it has been logged.", "extensions": {"code": "INTERNAL"}}
+        ]
+    }
+    assert "key store" in caplog.text and "authentication failed unexpectedly" in caplog.text
