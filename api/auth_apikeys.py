@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from api.credentials import B64TOKEN, bearer_token
-from api.settings import Settings, SettingsError
+from api.settings import Settings, SettingsError, read_json_file
 from contract.errors import Unauthenticated
 from contract.scope import Grant
 
@@ -63,13 +62,7 @@ def load_api_keys(path: Path) -> dict[str, list[str]]:
     """The key → workspaces map of AUTH_API_KEYS_FILE; a SettingsError names what is wrong
     (never the key itself)."""
     where = f"AUTH_API_KEYS_FILE={path}"
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise SettingsError(f"{where} cannot be read: {error.strerror or error}") from None
-    except ValueError as error:
-        # json's message quotes no more than a line and column, never the content.
-        raise SettingsError(f"{where} is not valid JSON: {error}") from None
+    document = read_json_file("AUTH_API_KEYS_FILE", path)
     if not isinstance(document, dict) or not document:
         raise SettingsError(
             f"{where} must be a JSON object mapping each key to its workspaces: "

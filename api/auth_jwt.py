@@ -18,7 +18,6 @@ asks); `workspaces` must be a list of strings (empty grants nothing).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +27,7 @@ import jwt
 from cryptography.hazmat.primitives.asymmetric import rsa
 
 from api.credentials import bearer_token
-from api.settings import Settings, SettingsError
+from api.settings import Settings, SettingsError, read_json_file
 from contract.errors import Unauthenticated
 from contract.scope import Grant
 
@@ -160,12 +159,7 @@ class JwtAuthenticator:
 def load_jwks(path: Path) -> dict[str, VerificationKey]:
     """The signature keys of a JWK Set file, by `kid`; a SettingsError names what is wrong."""
     where = f"AUTH_JWKS_FILE={path}"
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise SettingsError(f"{where} cannot be read: {error.strerror or error}") from None
-    except ValueError as error:
-        raise SettingsError(f"{where} is not valid JSON: {error}") from None
+    document = read_json_file("AUTH_JWKS_FILE", path)
     entries = document.get("keys") if isinstance(document, dict) else None
     if not isinstance(entries, list):
         raise SettingsError(f"{where} must be a JWK Set: an object with a `keys` list.")

@@ -6,6 +6,7 @@ that names the variable and what it accepts. Secrets are kept out of `repr` and 
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -16,6 +17,19 @@ from graph.records import GRAPH_OWNED_RELATION_TYPES
 
 class SettingsError(ValueError):
     """A setting is missing or invalid; the message names it and says what it accepts."""
+
+
+def read_json_file(setting: str, path: Path) -> object:
+    """The JSON document a setting names; a SettingsError names the setting and the file.
+
+    json's own message quotes a line and column, never the content (which may hold keys).
+    """
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise SettingsError(f"{setting}={path} cannot be read: {error.strerror or error}") from None
+    except ValueError as error:
+        raise SettingsError(f"{setting}={path} is not valid JSON: {error}") from None
 
 
 class Secret(str):
