@@ -41,9 +41,12 @@ def is_loopback(host: str | None) -> bool:
     if host.lower() in LOOPBACK_NAMES:
         return True
     try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
+        address = ipaddress.ip_address(host.strip("[]"))
     except ValueError:
         return False
+    # A dual-stack socket reports an IPv4 peer as ::ffff:a.b.c.d.
+    mapped = getattr(address, "ipv4_mapped", None)
+    return address.is_loopback or (mapped is not None and mapped.is_loopback)
 
 
 class NoAuthentication:

@@ -26,13 +26,17 @@ def unset_auth(neo4j_uri: str, **environ: str) -> Settings:
     )
 
 
-@pytest.mark.parametrize("host", ["127.0.0.1", "127.0.0.2", "::1", "[::1]", "localhost"])
+@pytest.mark.parametrize(
+    "host", ["127.0.0.1", "127.0.0.2", "::1", "[::1]", "localhost", "::ffff:127.0.0.1"]
+)
 def test_none_is_the_default_on_loopback(host: str) -> None:
     assert is_loopback(host)
     assert auth_mode_for(Settings.from_environ({}), host) == "none"
 
 
-@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.20", "example.org", "", None])
+@pytest.mark.parametrize(
+    "host", ["0.0.0.0", "::", "192.168.1.20", "::ffff:10.0.0.1", "example.org", "", None]
+)
 def test_anything_else_is_not_loopback(host: str | None) -> None:
     assert not is_loopback(host)
 
