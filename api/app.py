@@ -1,17 +1,31 @@
 """The app factory: routes, middleware and lifespan from declared lists (STYLE 2).
 
 Run with `uvicorn --factory api.app:create_app` or `evidencegraph serve`.
+
+Every check of the caller is built here, before anything starts, so a bad auth setting stops
+start-up with a message naming it (docs/security.md describes each limit and setting):
+
+    HTTP_MAX_BODY_BYTES        Starlette refuses a larger body with 413 before reading it
+    AUTH_MODE unset            only loopback addresses are answered (api/loopback_guard.py)
+    REQUEST_TIMEOUT_SECONDS    a coded error instead of a hung request (api/request_timeout.py)
+    GRAPHQL_*                  the schema's limits (api/graphql_limits.py)
 """
 
 from __future__ import annotations
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.routing import Route
 
 from api import graphiql
+from api.auth import create_authenticator
+from api.gateway_token import GatewayToken
+from api.graphql_limits import graphql_limits
 from api.graphql_view import GraphQLView
 from api.health import healthz, readyz
 from api.lifespan import lifespan_for
+from api.loopback_guard import ImplicitNoAuthLoopbackOnly
+from api.request_timeout import RequestTimeout
 from api.schema import create_schema
 from api.settings import Settings
 
@@ -20,10 +34,20 @@ def create_app(settings: Settings | None = None, host: str = "127.0.0.1") -> Sta
     settings = settings or Settings.from_environ()
     if settings.graphiql_enabled:
         graphiql.check_installed()
-    schema = create_schema()
-    graphql = GraphQLView(schema, graphiql=settings.graphiql_enabled)
+    authenticator = create_authenticator(settings, host)
+    gateway_token = GatewayToken.from_settings(settings)
+    hide_suggestions = not settings.graphql_field_suggestions
+    schema = create_schema(graphql_limits(settings), hide_suggestions=hide_suggestions)
+    graphql = GraphQLView(
+        schema, graphiql=settings.graphiql_enabled, hide_suggestions=hide_suggestions
+    )
     routes = [
-        Route("/graphql", graphql, methods=["GET", "POST"]),
+        Route(
+            "/graphql",
+            graphql,
+            methods=["GET", "POST"],
+            middleware=[Middleware(RequestTimeout, seconds=settings.request_timeout_seconds)],
+        ),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
     ]
@@ -31,4 +55,12 @@ def create_app(settings: Settings | None = None, host: str = "127.0.0.1") -> Sta
         routes.append(
             Route(f"{graphiql.ASSETS_PATH}/{{name}}", graphiql.graphiql_asset, methods=["GET"])
         )
-    return Starlette(routes=routes, lifespan=lifespan_for(settings, host))
+    middleware = []
+    if settings.auth_mode is None:
+        middleware.append(Middleware(ImplicitNoAuthLoopbackOnly))
+    return Starlette(
+        routes=routes,
+        middleware=middleware,
+        lifespan=lifespan_for(settings, authenticator, gateway_token),
+        max_body_size=settings.http_max_body_bytes,
+    )

@@ -5,11 +5,16 @@
   graphql-core's message (it names the offending field or argument).
 - Anything else: `INTERNAL` with a fixed message; the details are logged here, at ERROR, with
   the traceback. Client errors are logged at INFO, since they are not the service's fault.
+
+graphql-core's messages may end in "Did you mean …?", naming fields, arguments, types and
+enum values the client did not know; that reveals the schema as introspection would, so it is
+cut off unless GRAPHQL_FIELD_SUGGESTIONS is on.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Callable
 
 from graphql.error import GraphQLError
@@ -20,6 +25,8 @@ from contract.errors import EvidenceGraphError, Internal, Malformed
 log = logging.getLogger("evidencegraph.errors")
 
 CLIENT_ERROR_CODE_FOR_GRAPHQL = Malformed.code
+# graphql-core's `did_you_mean` always starts its hint this way.
+SUGGESTION = re.compile(r"\s*Did you mean .*$", re.DOTALL)
 
 
 def _with_code(error: GraphQLError, message: str, extensions: dict[str, object]) -> GraphQLError:
@@ -41,15 +48,34 @@ def is_graphql_client_error(error: GraphQLError) -> bool:
     return not error.path and (original is None or isinstance(original, GraphQLError))
 
 
-def coded_error(error: GraphQLError) -> GraphQLError:
+def without_suggestions(message: str) -> str:
+    """
+    >>> without_suggestions("Cannot query field 'nme' on type 'Entity'. Did you mean 'name'?")
+    "Cannot query field 'nme' on type 'Entity'."
+    """
+    return SUGGESTION.sub("", message)
+
+
+def coded_error(error: GraphQLError, hide_suggestions: bool = False) -> GraphQLError:
     """The client-facing form of one error."""
     original = error.original_error
     if isinstance(original, EvidenceGraphError):
         return _with_code(error, original.message, {"code": original.code, **original.extensions})
     if is_graphql_client_error(error):
-        return _with_code(error, error.message, {"code": CLIENT_ERROR_CODE_FOR_GRAPHQL})
+        message = without_suggestions(error.message) if hide_suggestions else error.message
+        return _with_code(error, message, {"code": CLIENT_ERROR_CODE_FOR_GRAPHQL})
     internal = Internal()
     return _with_code(error, internal.message, {"code": internal.code})
+
+
+def ensure_coded(errors: list[GraphQLError], hide_suggestions: bool) -> list[GraphQLError]:
+    """The last check before a response is written: an error that reached here without a
+    code (Strawberry returns an error raised inside an extension's hook, such as ParserCache's
+    parse, without running `ErrorCodes` on it) is coded now, so nothing leaves uncoded."""
+    return [
+        error if (error.extensions or {}).get("code") else coded_error(error, hide_suggestions)
+        for error in errors
+    ]
 
 
 def log_error(error: GraphQLError) -> None:
@@ -65,8 +91,14 @@ def log_error(error: GraphQLError) -> None:
 class ErrorCodes(MaskErrors):
     """Strawberry's `MaskErrors`, turned into the contract's coded errors."""
 
-    def __init__(self, should_mask_error: Callable[[GraphQLError], bool] | None = None) -> None:
+    def __init__(
+        self,
+        should_mask_error: Callable[[GraphQLError], bool] | None = None,
+        *,
+        hide_suggestions: bool = False,
+    ) -> None:
         super().__init__()
+        self.hide_suggestions = hide_suggestions
 
     def _process_errors(self, errors: list[GraphQLError]) -> list[GraphQLError]:
-        return [coded_error(error) for error in errors]
+        return [coded_error(error, self.hide_suggestions) for error in errors]

@@ -9,7 +9,10 @@ Where it departs from Strawberry's defaults, through Strawberry's own hooks:
   operation needs credentials): `UNAUTHENTICATED`, 401 under the new media type;
 - `GET` never runs a mutation: 405 with `Allow: POST`; a body that is not JSON is 415; a
   non-string `operationName` is 400;
-- GraphiQL only for a browser that names `text/html`, only when enabled; otherwise 406.
+- GraphiQL only for a browser that names `text/html`, only when enabled; otherwise 406;
+- no WebSocket and no subscription transport: the schema has no subscriptions, so a WebSocket
+  handshake is closed before it is accepted;
+- `X-Gateway-Token` decides whether the federation fields answer (api/gateway_token.py).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from graphql.error import GraphQLError
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import Receive, Scope, Send
-from starlette.websockets import WebSocket
+from starlette.websockets import WebSocket, WebSocketClose
 from strawberry.asgi import GraphQL
 from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData, process_result
 from strawberry.http.base import BaseRequestProtocol
@@ -32,10 +35,11 @@ from strawberry.types import ExecutionResult, SubscriptionExecutionResult
 from strawberry.types.execution import PreExecutionError
 
 from api import graphql_http
-from api.errors import log_error
+from api.caller import identify
+from api.errors import ensure_coded, log_error
 from api.graphiql import graphiql_page
 from api.services import Services
-from contract.errors import EvidenceGraphError, Malformed
+from contract.errors import Malformed
 from resolvers.context import RequestContext
 
 
@@ -58,14 +62,20 @@ class SubResponse(Response):
 
 
 class GraphQLView(GraphQL[RequestContext, None]):
-    def __init__(self, schema: BaseSchema, *, graphiql: bool) -> None:
+    def __init__(self, schema: BaseSchema, *, graphiql: bool, hide_suggestions: bool) -> None:
         # Strawberry asks `render_graphql_ide` whenever a browser wants HTML; it decides.
-        super().__init__(schema, graphql_ide="graphiql", multipart_uploads_enabled=False)
+        super().__init__(
+            schema,
+            graphql_ide="graphiql",
+            multipart_uploads_enabled=False,
+            subscription_protocols=(),
+        )
         self.graphiql_enabled = graphiql
+        self.hide_suggestions = hide_suggestions
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
-            await super().__call__(scope, receive, send)
+            await WebSocketClose()(scope, receive, send)
             return
         try:
             response = await self.run(Request(scope, receive))
@@ -104,13 +114,13 @@ class GraphQLView(GraphQL[RequestContext, None]):
 
     async def get_context(self, request: Request, response: Response | Any) -> RequestContext:  # type: ignore[override]
         services: Services = request.app.state.services
-        try:
-            grant = services.authenticator.authenticate(request.headers.get("authorization"))
-            error: EvidenceGraphError | None = None
-        except EvidenceGraphError as refused:
-            grant, error = None, refused
+        caller = identify(services.authenticator, services.gateway_token, request.headers)
         return RequestContext(
-            graph=services.graph, grant=grant, auth_error=error, services=services
+            graph=services.graph,
+            grant=caller.grant,
+            auth_error=caller.refusal,
+            services=services,
+            through_gateway=caller.through_gateway,
         )
 
     async def parse_http_body(
@@ -173,6 +183,8 @@ class GraphQLView(GraphQL[RequestContext, None]):
     async def process_result(
         self, request: Request, result: ExecutionResult
     ) -> GraphQLHTTPResponse:
+        if result.errors:
+            result.errors = ensure_coded(result.errors, self.hide_suggestions)
         body = process_result(result)
         if graphql_http.is_request_error(result.data, result.errors):
             # The GraphQL specification: an error before execution leaves no `data` entry.

@@ -10,8 +10,9 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 import neo4j
 from starlette.applications import Starlette
 
-from api.auth import create_authenticator
+from api.auth import Authenticator
 from api.embedder_setup import check_dimension, embedder_from
+from api.gateway_token import GatewayToken
 from api.services import Services
 from api.settings import Settings
 from api.vector_store_setup import create_vector_store
@@ -36,13 +37,15 @@ def create_driver(settings: Settings) -> neo4j.AsyncDriver:
 
 
 def lifespan_for(
-    settings: Settings, host: str
+    settings: Settings,
+    authenticator: Authenticator,
+    gateway_token: GatewayToken | None = None,
 ) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
-    """The lifespan of an app serving on `host` (auth defaults depend on it)."""
+    """The lifespan of an app whose caller checks were built (and their settings checked) by
+    the app factory, before anything starts."""
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        authenticator = create_authenticator(settings, host)
         embedder = embedder_from(settings)
         query_embedder = QueryEmbedder(embedder)
         dimension = embedder.identity.dimension
@@ -57,6 +60,7 @@ def lifespan_for(
                 authenticator=authenticator,
                 query_embedder=query_embedder,
                 vector_store=vector_store,
+                gateway_token=gateway_token,
             )
             log.info(
                 "serving with %s; settings %s",

@@ -3,8 +3,7 @@ added through stock extensions configured by small predicates (STYLE 12)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
 
 import strawberry
 from graphql.error import GraphQLError
@@ -25,11 +24,19 @@ class EvidenceGraphSchema(strawberry.federation.Schema):
             log_error(error)
 
 
-def create_schema(extensions: Sequence[type[SchemaExtension] | Any] = ()) -> EvidenceGraphSchema:
-    """The schema; `extensions` are added after error coding (api/app.py picks them)."""
+def create_schema(
+    extensions: Sequence[type[SchemaExtension] | Callable[[], SchemaExtension]] = (),
+    *,
+    hide_suggestions: bool = False,
+) -> EvidenceGraphSchema:
+    """The schema; `extensions` are added after error coding (api/app.py picks them).
+
+    Batching stays off (Strawberry's default, `batching_config=None`): a list of operations in
+    one body is refused with 400, so one request is one operation under every limit.
+    """
     return EvidenceGraphSchema(
         query=Query,
-        extensions=[ErrorCodes, *extensions],
+        extensions=[lambda: ErrorCodes(hide_suggestions=hide_suggestions), *extensions],
         scalar_overrides=dict(FEDERATION_SCALARS),
     )
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from api.auth import Authenticator
+from api.gateway_token import GatewayToken
 from api.settings import Settings
 from graph.driver import Graph
 from vectorstores.base import Neo4jVectorIndex, VectorStore
@@ -18,3 +19,4 @@ class Services:
     authenticator: Authenticator
     query_embedder: Any = None  # embedding.query_cache.QueryEmbedder once the embedder is set up
     vector_store: VectorStore = field(default_factory=Neo4jVectorIndex)
+    gateway_token: GatewayToken | None = None  # FEDERATION_GATEWAY_TOKEN, when set

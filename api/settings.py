@@ -6,6 +6,7 @@ that names the variable and what it accepts. Secrets are kept out of `repr` and 
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -16,6 +17,19 @@ from graph.records import GRAPH_OWNED_RELATION_TYPES
 
 class SettingsError(ValueError):
     """A setting is missing or invalid; the message names it and says what it accepts."""
+
+
+def read_json_file(setting: str, path: Path) -> object:
+    """The JSON document a setting names; a SettingsError names the setting and the file.
+
+    json's own message quotes a line and column, never the content (which may hold keys).
+    """
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise SettingsError(f"{setting}={path} cannot be read: {error.strerror or error}") from None
+    except ValueError as error:
+        raise SettingsError(f"{setting}={path} is not valid JSON: {error}") from None
 
 
 class Secret(str):
@@ -112,8 +126,22 @@ class Settings:
     auth_jwt_secret: Secret | None = field(default=None, repr=False)
     auth_jwks_file: Path | None = None
     auth_api_keys_file: Path | None = None
-    # GraphQL hardening
+    auth_jwt_audience: str | None = None
+    auth_jwt_issuer: str | None = None
+    # Clock skew tolerated on `exp`, `nbf` and `iat` between the token issuer and this host.
+    auth_jwt_leeway_seconds: float = 30.0
+    # Federation: when set, `_service` and `_entities` answer only requests carrying it in
+    # `X-Gateway-Token` (docs/security.md).
+    federation_gateway_token: Secret | None = field(default=None, repr=False)
+    # GraphQL hardening (docs/security.md lists every limit and why its default is what it is)
     graphql_introspection: bool = False
+    # "Did you mean …?" in error messages reveals the schema as introspection would, so it
+    # follows GRAPHQL_INTROSPECTION unless set.
+    graphql_field_suggestions: bool = False
+    graphql_max_depth: int = 8
+    graphql_max_aliases: int = 30
+    graphql_max_tokens: int = 1000
+    http_max_body_bytes: int = 1_048_576
     # The GraphiQL page at `GET /graphql` (HTML); without introspection it could not load the
     # schema, so it follows GRAPHQL_INTROSPECTION unless set.
     graphiql_enabled: bool = False
@@ -148,7 +176,18 @@ class Settings:
             auth_jwt_secret=read.secret("AUTH_JWT_SECRET"),
             auth_jwks_file=read.path("AUTH_JWKS_FILE"),
             auth_api_keys_file=read.path("AUTH_API_KEYS_FILE"),
+            auth_jwt_audience=read.text("AUTH_JWT_AUDIENCE"),
+            auth_jwt_issuer=read.text("AUTH_JWT_ISSUER"),
+            auth_jwt_leeway_seconds=read.number("AUTH_JWT_LEEWAY_SECONDS", 30.0, 0, 300),
+            federation_gateway_token=read.secret("FEDERATION_GATEWAY_TOKEN"),
             graphql_introspection=introspection,
+            graphql_field_suggestions=read.flag("GRAPHQL_FIELD_SUGGESTIONS", introspection),
+            graphql_max_depth=read.integer("GRAPHQL_MAX_DEPTH", 8, 1, 100),
+            graphql_max_aliases=read.integer("GRAPHQL_MAX_ALIASES", 30, 0, 1000),
+            graphql_max_tokens=read.integer("GRAPHQL_MAX_TOKENS", 1000, 50, 1_000_000),
+            http_max_body_bytes=read.integer(
+                "HTTP_MAX_BODY_BYTES", 1_048_576, 1024, 100 * 1_048_576
+            ),
             graphiql_enabled=read.flag("GRAPHIQL_ENABLED", introspection),
             request_timeout_seconds=read.number("REQUEST_TIMEOUT_SECONDS", 30.0, 0.1, 3600),
         )

@@ -2,6 +2,10 @@
 
 Reads are sent as auto-commit queries: one network round trip each (a managed transaction
 costs two), and every read the service makes is a single statement.
+
+Every statement carries the per-statement time limit (`NEO4J_QUERY_TIMEOUT_SECONDS`); Neo4j
+stops a statement that exceeds it and the caller gets BACKEND_UNAVAILABLE, like an
+unreachable server: nothing of the driver's message reaches a client.
 """
 
 from __future__ import annotations
@@ -12,13 +16,25 @@ from typing import Any, LiteralString
 
 import neo4j
 from neo4j import AsyncDriver, AsyncManagedTransaction, Record
-from neo4j.exceptions import ServiceUnavailable, SessionExpired
+from neo4j.exceptions import ClientError, ServiceUnavailable, SessionExpired
 
 from contract.errors import BackendUnavailable
 
 log = logging.getLogger(__name__)
 
 StatementObserver = Callable[[str, Mapping[str, Any]], None]
+
+# Neo4j's codes for a transaction stopped at its time limit (the client's or the server's).
+TIMED_OUT_CODE_PREFIX = "Neo.ClientError.Transaction.TransactionTimedOut"
+
+
+def timed_out(error: ClientError, timeout: float | None) -> BackendUnavailable:
+    limit = f" within {timeout:g} s" if timeout else ""
+    log.warning("Neo4j stopped a statement at its time limit: %s", error.code)
+    return BackendUnavailable(
+        f"The graph database did not answer{limit} (NEO4J_QUERY_TIMEOUT_SECONDS); "
+        "ask for less or try again later."
+    )
 
 
 class Graph:
@@ -57,6 +73,10 @@ class Graph:
         except (ServiceUnavailable, SessionExpired) as error:
             log.warning("Neo4j unreachable: %s", error)
             raise BackendUnavailable("The graph database cannot be reached; try again.") from error
+        except ClientError as error:
+            if (error.code or "").startswith(TIMED_OUT_CODE_PREFIX):
+                raise timed_out(error, self.query_timeout) from error
+            raise
 
     async def write(self, query: LiteralString, parameters: Mapping[str, Any]) -> list[Record]:
         """Run one write statement in its own transaction (retried on transient errors)."""
@@ -71,6 +91,10 @@ class Graph:
             return list(records)
         except (ServiceUnavailable, SessionExpired) as error:
             raise BackendUnavailable("The graph database cannot be reached; try again.") from error
+        except ClientError as error:
+            if (error.code or "").startswith(TIMED_OUT_CODE_PREFIX):
+                raise timed_out(error, self.query_timeout) from error
+            raise
 
     async def auto_commit(self, query: LiteralString, parameters: Mapping[str, Any]) -> None:
         """Run a statement that manages its own transactions (`CALL … IN TRANSACTIONS`)."""

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 import strawberry
 
-from contract.errors import EvidenceGraphError, Unauthenticated
+from contract.errors import EvidenceGraphError, Forbidden, Unauthenticated
 from contract.scope import Grant, Scope, effective_scope
 from graph.driver import Graph
 from loaders import Loaders, create_loaders
@@ -28,6 +28,8 @@ class RequestContext:
     grant: Grant | None
     auth_error: EvidenceGraphError | None = None
     services: Any = None
+    # False when FEDERATION_GATEWAY_TOKEN is set and the request did not carry it.
+    through_gateway: bool = True
     _loaders: dict[Scope, Loaders] = field(default_factory=dict)
 
     def caller_grant(self) -> Grant:
@@ -35,6 +37,14 @@ class RequestContext:
         if self.grant is None:
             raise self.auth_error or Unauthenticated("Credentials are required.")
         return self.grant
+
+    def require_gateway(self) -> None:
+        """The federation entry points answer the gateway only, when it has a token."""
+        if not self.through_gateway:
+            raise Forbidden(
+                "`_service` and `_entities` answer only the federation gateway, which sends its "
+                "`X-Gateway-Token`. Query the gateway, or use `entity` and `passage`."
+            )
 
     def scope(self, requested: ScopeInput | None) -> Scope:
         """The effective scope of a root field (SPEC §1)."""

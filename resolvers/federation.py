@@ -18,6 +18,7 @@ from strawberry.federation.types import FieldSet, LinkImport
 from strawberry.printer import print_schema
 from strawberry.types.scalar import ScalarDefinition, scalar
 
+from contract.errors import Malformed
 from resolvers.context import Info
 from resolvers.document import Document
 from resolvers.entity import Entity
@@ -51,6 +52,30 @@ FEDERATION_SCALARS: dict[object, ScalarDefinition] = {
         print_definition=False,
     ),
 }
+
+# The types a gateway may resolve by key, and the most representations one request may carry.
+ENTITY_TYPES = ("Document", "Entity", "Passage")
+MAX_REPRESENTATIONS = 1000
+
+
+def check_representations(representations: list[Any]) -> None:
+    """Each representation is `{__typename, id}` of an entity type, with a string id."""
+    if len(representations) > MAX_REPRESENTATIONS:
+        raise Malformed("representations", f"at most {MAX_REPRESENTATIONS} per request")
+    for index, representation in enumerate(representations):
+        if not (
+            isinstance(representation, dict)
+            and representation.keys() == {"__typename", "id"}
+            and representation["__typename"] in ENTITY_TYPES
+            and isinstance(representation["id"], str)
+        ):
+            raise Malformed(
+                f"representations[{index}]",
+                "each must be {__typename, id} with __typename one of "
+                + ", ".join(ENTITY_TYPES)
+                + " and id a string",
+            )
+
 
 EntityUnion = Annotated[
     Document | Entity | Passage,
@@ -93,6 +118,8 @@ class FederationQuery:
             ),
         ],
     ) -> list[EntityUnion | None]:
+        info.context.require_gateway()
+        check_representations(representations)
         # Strawberry's own resolver returns one awaitable per representation; graphql-core
         # awaits them together, so the loaders see them in one batch.
         resolved: list[Any] = info.schema.entities_resolver(info, representations)  # type: ignore[attr-defined]
@@ -101,5 +128,6 @@ class FederationQuery:
     @strawberry.field(
         name="_service", description="Federation: this service's capabilities and schema."
     )
-    def service(self) -> Service:
+    def service(self, info: Info) -> Service:
+        info.context.require_gateway()
         return Service()

@@ -139,3 +139,24 @@ async def test_hidden_and_missing_references_are_null_alike(
         None,
         None,
     ]
+
+
+async def test_malformed_representations_are_malformed_not_internal(client: Client) -> None:
+    """`_Any` takes any JSON: what Strawberry could not resolve is refused first, by index."""
+    good = {"__typename": "Entity", "id": new_id()}
+    for bad in (
+        "just a string",
+        {"id": new_id()},
+        {"__typename": "Entity"},
+        {"__typename": "EntityHit", "id": new_id()},
+        {"__typename": "Query", "id": new_id()},
+        {"__typename": "Entity", "id": 7},
+        {"__typename": "Entity", "id": new_id(), "name": "extra"},
+    ):
+        body = await client.execute(ENTITIES, {"representations": [good, bad]})
+        (error,) = body["errors"]
+        assert error["extensions"]["code"] == "MALFORMED", (bad, body)
+        assert "representations[1]" in error["message"]
+    body = await client.execute(ENTITIES, {"representations": [good] * 1001})
+    assert "at most 1000" in body["errors"][0]["message"]
+    assert client.statements == []  # refused before any read

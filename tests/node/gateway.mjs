@@ -1,7 +1,9 @@
 // A real Apollo federation gateway over evidencegraph and the popularity subgraph.
-// Usage: PORT=… EVIDENCEGRAPH_URL=… POPULARITY_URL=… FETCH_LOG=file node gateway.mjs
+// Usage: PORT=… EVIDENCEGRAPH_URL=… POPULARITY_URL=… FETCH_LOG=file [GATEWAY_TOKEN=…] node gateway.mjs
 // Every request the gateway sends to a subgraph is appended to FETCH_LOG as one JSON line
 // (service, operation, number of representations), so a test can count `_entities` reads.
+// With GATEWAY_TOKEN, every subgraph request carries it as `X-Gateway-Token`, as a gateway in
+// front of an evidencegraph with FEDERATION_GATEWAY_TOKEN must (docs/security.md).
 import { appendFileSync } from "node:fs";
 import { ApolloGateway, IntrospectAndCompose, RemoteGraphQLDataSource } from "@apollo/gateway";
 import { ApolloServer } from "@apollo/server";
@@ -17,6 +19,9 @@ class LoggedDataSource extends RemoteGraphQLDataSource {
     // SPEC §8: every operation needs the caller's credentials, so they travel with it.
     if (context?.authorization) {
       request.http.headers.set("authorization", context.authorization);
+    }
+    if (process.env.GATEWAY_TOKEN) {
+      request.http.headers.set("x-gateway-token", process.env.GATEWAY_TOKEN);
     }
     const representations = request.variables?.representations;
     appendFileSync(

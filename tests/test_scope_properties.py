@@ -1,0 +1,169 @@
+"""Nobody sees what is not theirs (SPEC §1, §8), as a property over random graphs on the real
+Neo4j: for random worlds (tests/scope_world.py), callers and scopes, every field that can
+return a passage or an entity returns exactly what the independent oracle
+(tests/scope_oracle.py) allows, with the right status and evidence, and a hidden id answers
+exactly like a missing one.
+
+Fields checked: searchEntities (hits, status, ranks, evidenceIds, evidence) and searchPassages,
+in a mode drawn per example (LEXICAL, SEMANTIC or HYBRID); entity (+ evidence) and passage
+(+ document) for every id of the world and a missing one; a walk (start, nodes, edges, kinds,
+edge evidence, DEPTH) from a drawn start, compared word for word with a walk from a missing id
+when hidden; FORBIDDEN in every scoped field when the scope names an ungranted workspace; and
+`_entities` for every Entity, Passage and Document id and a missing one of each.
+
+Callers: AUTH_MODE=none (every workspace) and API keys granting each subset of w0–w2.
+Profiles (SCOPE_PROPERTIES_PROFILE): `scope-ci` (the default, 200 examples, about a minute),
+`scope-quick` (80) and `scope-thorough` (2000). Each run writes its counts to
+test-output/scope-properties.json.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from graph.driver import Graph
+from graph.graph_schema import apply_schema
+from tests.auth_material import bearer
+from tests.conftest import Client, serving
+from tests.scope_checks import (
+    MODES,
+    check_federation,
+    check_forbidden,
+    check_scoped_fields,
+    check_walk,
+)
+from tests.scope_oracle import ForbiddenScope, Oracle, effective
+from tests.scope_world import (
+    BALLAST_SIZE,
+    DIMENSION,
+    LABELS,
+    WIPE_WORLD,
+    WORD,
+    WORKSPACES,
+    WRITE_BALLAST,
+    WRITE_WORLD,
+    World,
+    query_vector,
+    worlds,
+    write_parameters,
+)
+
+OUTPUT = Path(__file__).resolve().parents[1] / "test-output" / "scope-properties.json"
+GRANTS = [frozenset(c) for n in range(len(WORKSPACES) + 1) for c in combinations(WORKSPACES, n)]
+
+settings.register_profile(
+    "scope-ci",
+    max_examples=200,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+settings.register_profile(
+    "scope-thorough", parent=settings.get_profile("scope-ci"), max_examples=2000
+)
+settings.register_profile("scope-quick", parent=settings.get_profile("scope-ci"), max_examples=80)
+PROFILE_NAME = os.environ.get("SCOPE_PROPERTIES_PROFILE", "scope-ci")
+
+
+@dataclass
+class Callers:
+    everything: Client
+    keyed: Client
+    keys: dict[frozenset[str], str]
+
+    def for_grant(self, grant: frozenset[str] | None) -> tuple[Client, dict[str, str]]:
+        if grant is None:
+            return self.everything, {}
+        return self.keyed, bearer(self.keys[grant])
+
+
+@pytest.fixture
+async def callers(neo4j_uri: str, graph: Graph, tmp_path: Path) -> AsyncIterator[Callers]:
+    await apply_schema(graph, DIMENSION, labels=list(LABELS))
+    await graph.write(WRITE_BALLAST, {"size": BALLAST_SIZE})
+    keys = {grant: f"key-{'-'.join(sorted(grant)) or 'none'}-0123456789abcdef" for grant in GRANTS}
+    keys_file = tmp_path / "keys.json"
+    keys_file.write_text(json.dumps({key: sorted(grant) for grant, key in keys.items()}))
+    limits = {"GRAPHQL_MAX_ALIASES": "500", "GRAPHQL_MAX_TOKENS": "100000"}
+    keyed_auth = {"AUTH_MODE": "apikeys", "AUTH_API_KEYS_FILE": str(keys_file)}
+    async with AsyncExitStack() as stack:
+        everything = await stack.enter_async_context(serving(neo4j_uri, graph, **limits))
+        keyed = await stack.enter_async_context(serving(neo4j_uri, graph, **keyed_auth, **limits))
+        for client in (everything, keyed):
+            client.embedder.script(WORD, query_vector())
+        yield Callers(everything, keyed, keys)
+
+
+@st.composite
+def requests(draw: st.DrawFn, world: World) -> dict[str, Any]:
+    """A caller's grant (None: every workspace), a requested scope, a search mode, a depth."""
+
+    def narrowing(choices: list[str]) -> st.SearchStrategy[list[str] | None]:
+        """Mostly absent or naming some; sometimes an empty list (which allows nothing)."""
+        some = st.lists(st.sampled_from(choices), unique=True, min_size=1)
+        return st.sampled_from([None, None, "some", "some", "none"]).flatmap(
+            lambda kind: st.none() if kind is None else some if kind == "some" else st.just([])
+        )
+
+    return {
+        "grant": draw(st.sampled_from([None, *GRANTS])),
+        "workspaces": draw(narrowing([*WORKSPACES, "w9"])),
+        "documentIds": draw(narrowing([*world.documents, world.missing_id])),
+        "mode": draw(st.sampled_from(MODES)),
+        "depth": draw(st.integers(1, 2)),
+    }
+
+
+STATS: dict[str, float] = dict.fromkeys(
+    ("examples", "seconds", "forbidden", "hits_checked", "walks", "unavailable_walks"), 0
+)
+
+
+@settings(settings.get_profile(PROFILE_NAME))
+@given(data=st.data(), world=worlds())
+async def test_every_field_returns_only_what_the_scope_allows(
+    callers: Callers, graph: Graph, world: World, data: st.DataObject
+) -> None:
+    started = time.monotonic()
+    request = data.draw(requests(world))
+    # One statement wipes the previous example's world, one writes this one.
+    await graph.write(WIPE_WORLD, {})
+    await graph.write(WRITE_WORLD, write_parameters(world))
+    client, headers = callers.for_grant(request["grant"])
+    scope = {"workspaces": request["workspaces"], "documentIds": request["documentIds"]}
+    try:
+        oracle = Oracle(world, effective(request["grant"], *scope.values()))
+    except ForbiddenScope:
+        await check_forbidden(client, headers, world, scope)
+        STATS["forbidden"] += 1
+    else:
+        STATS["hits_checked"] += await check_scoped_fields(
+            client, headers, world, scope, oracle, request["mode"]
+        )
+        # Walk from an available start twice as often as from a hidden or missing one.
+        available = [e for e in world.entities if oracle.supported(e)]
+        start = data.draw(
+            st.sampled_from([*available, *available, *world.entities, world.missing_id])
+        )
+        available_walk = await check_walk(
+            client, headers, world, scope, oracle, start, request["depth"]
+        )
+        STATS["walks" if available_walk else "unavailable_walks"] += 1
+    # `_entities` takes no scope: the caller's whole grant applies.
+    whole_grant = Oracle(world, effective(request["grant"], None, None))
+    await check_federation(client, headers, world, whole_grant)
+    STATS["examples"] += 1
+    STATS["seconds"] += time.monotonic() - started
+    OUTPUT.parent.mkdir(exist_ok=True)
+    OUTPUT.write_text(json.dumps({"profile": PROFILE_NAME, **STATS}, indent=2))
