@@ -9,8 +9,8 @@ In one run, against the benchmark graph (built first if need be, `bench/build_gr
    request is a cache hit), the same hybrid `searchEntities(limit: 10)` with 3 evidence
    passages (text and document title) runs five ways, in rotating order so load from other
    processes falls on all of them alike: over HTTP; in this process straight into the
-   Strawberry schema (no HTTP); the same with the parse and validation caches proposed in
-   docs/performance.md; the service's search statement alone; the hand-written statement;
+   Strawberry schema the app serves (no HTTP); the service's search statement alone; the
+   hand-written statement;
 3. a sample of queries, some scoped and with other limits, is answered by the service and by
    the hand-written statement, and the answers compared (entity ids in order, evidence ids,
    status, ranks, scores);
@@ -41,9 +41,7 @@ from typing import Any
 import httpx
 import neo4j
 import uvloop
-from strawberry.extensions import ParserCache, ValidationCache
 
-from api.schema import create_schema
 from bench import target
 from bench.build_graph import SCALES, build
 from bench.handwritten_search import SEARCH, HandwrittenSearch, read_indexes
@@ -58,7 +56,7 @@ from bench.search_paths import (
 from bench.vocabulary import search_queries
 from graph.driver import Graph
 
-PATHS = ("http", "in-process", "in-process + caches", "service statement", "hand-written")
+PATHS = ("http", "in-process", "service statement", "hand-written")
 
 
 def percentile(values: Sequence[float], fraction: float) -> float:
@@ -260,8 +258,8 @@ def print_report(run: dict[str, Any]) -> None:
         print(f"| {path} | {ms[path]['p50']:.2f} | {ms[path]['p95']:.2f} | {reported} |")
     print(
         f"ratio service over HTTP / hand-written: p50 {run['ratio_p50']:.2f}x,"
-        f" p95 {run['ratio_p95']:.2f}x (with the proposed caches, in-process p50 "
-        f"{ms['in-process + caches']['p50'] / ms['hand-written']['p50']:.2f}x)"
+        f" p95 {run['ratio_p95']:.2f}x (in-process p50 "
+        f"{ms['in-process']['p50'] / ms['hand-written']['p50']:.2f}x)"
     )
     for path, parts in run["in_process"].items():
         print(
@@ -291,10 +289,7 @@ async def run_all(arguments: argparse.Namespace, uri: str, client: httpx.Client)
         floor = HandwrittenSearch(driver, await read_indexes(driver), 384)
         statement = await ServiceStatement.create(driver)
         http = HttpService(client)
-        # Proposed, not in api/ (another change is under way there): the parse and the
-        # validation of a document are cached, by Strawberry's own extensions.
-        cached = service.with_schema(create_schema([ParserCache(), ValidationCache()]))
-        services = {"in-process": service, "in-process + caches": cached}
+        services = {"in-process": service}
         load_before = os.getloadavg()
         measured = await measure(timed, arguments.warmup, http, services, statement, floor)
         load_after = os.getloadavg()

@@ -178,10 +178,6 @@ class InProcessService:
     graph: TimedGraph
     samples: list[InProcessSample] = field(default_factory=list)
 
-    def with_schema(self, schema: BaseSchema) -> InProcessService:
-        """The same services and graph behind another schema (a proposed configuration)."""
-        return InProcessService(schema, self.services, self.graph)
-
     async def search(self, query: str, **options: Any) -> dict[str, Any]:
         self.graph.spans.clear()
         started = time.perf_counter()
