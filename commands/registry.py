@@ -9,6 +9,7 @@ from commands import (
     export_schema_command,
     graph_schema_command,
     jobs_command,
+    load_command,
     neo4j_command,
     serve_command,
 )
@@ -19,6 +20,7 @@ REGISTERED: list[Register] = [
     serve_command.register,
     neo4j_command.register,
     graph_schema_command.register,
+    load_command.register,
     jobs_command.register,
     export_schema_command.register,
 ]
