@@ -6,6 +6,7 @@ import argparse
 from collections.abc import Callable
 
 from commands import (
+    demo_command,
     export_schema_command,
     graph_schema_command,
     jobs_command,
@@ -17,6 +18,7 @@ from commands import (
 Register = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 
 REGISTERED: list[Register] = [
+    demo_command.register,
     serve_command.register,
     neo4j_command.register,
     graph_schema_command.register,
