@@ -1,16 +1,21 @@
-"""The embedder the settings name (SPEC §9), and the start-up check that it fits the graph.
+"""The embedder the settings name (SPEC §9), and the check that it fits the graph.
 
 "The embedder's dimension must match the vector indexes; a mismatch stops the service at start
-with a clear message."
+with a clear message." Where a `load` recorded the embedder that made the vectors
+(`graph.embedder_record`), the configured one must also be that very embedder: same dimension
+is not enough when the model differs. `serve` and `load` both run this check.
 """
 
 from __future__ import annotations
 
 from api.settings import Settings, SettingsError
 from embedding import hashing, minilm
-from embedding.base import Embedder, EmbedderConfigError
+from embedding.base import Embedder, EmbedderConfigError, EmbedderIdentity
 from embedding.factory import create_embedder
-from graph.index_catalog import IndexCatalog
+from embedding.mismatch import EmbedderMismatch, check_recorded
+from graph.driver import Graph
+from graph.embedder_record import read_recorded_embedder
+from graph.index_catalog import IndexCatalog, read_index_catalog
 
 
 def embedder_from(settings: Settings) -> Embedder:
@@ -24,6 +29,22 @@ def embedder_from(settings: Settings) -> Embedder:
         )
     except EmbedderConfigError as error:
         raise SettingsError(str(error)) from error
+
+
+def configured_identity(settings: Settings) -> EmbedderIdentity:
+    """The identity the configured embedder will have, without loading a model or calling an
+    endpoint (for checks that should fail in a second, before MiniLM's weights load)."""
+    if settings.embedder == "minilm":
+        return EmbedderIdentity("minilm", minilm.MODEL_NAME, minilm.DIMENSION)
+    if settings.embedder == "hash":
+        dimension = settings.embedder_dim or hashing.DEFAULT_DIMENSION
+        return EmbedderIdentity("hash", hashing.MODEL_NAME, dimension)
+    if settings.embedder_dim is None or not settings.embedder_model:
+        raise SettingsError(
+            "EMBEDDER=openai needs EMBEDDER_MODEL and EMBEDDER_DIM, the model's name and the "
+            "dimension of its vectors"
+        )
+    return EmbedderIdentity("openai", settings.embedder_model, settings.embedder_dim)
 
 
 def configured_dimension(settings: Settings) -> int:
@@ -48,3 +69,13 @@ def check_dimension(catalog: IndexCatalog, dimension: int) -> None:
             "(and EMBEDDER_DIM) to the embedder that made the stored vectors, or re-load the "
             "data with this one."
         )
+
+
+async def check_graph_embedder(graph: Graph, identity: EmbedderIdentity) -> None:
+    """Stop (`SettingsError`) when the graph's vectors were made by another embedder: the one
+    its record names, or, without a record, one of another dimension. Reads only."""
+    try:
+        check_recorded(await read_recorded_embedder(graph), identity)
+    except EmbedderMismatch as error:
+        raise SettingsError(str(error)) from error
+    check_dimension(await read_index_catalog(graph), identity.dimension)

@@ -11,15 +11,15 @@ import neo4j
 from starlette.applications import Starlette
 
 from api.auth import Authenticator
-from api.embedder_setup import check_dimension, embedder_from
+from api.embedder_setup import check_graph_embedder, embedder_from
 from api.gateway_token import GatewayToken
 from api.services import Services
 from api.settings import Settings
 from api.vector_store_setup import create_vector_store
 from contract.errors import BackendUnavailable
+from embedding.base import EmbedderIdentity
 from embedding.query_cache import QueryEmbedder
 from graph.driver import Graph
-from graph.index_catalog import read_index_catalog
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +53,7 @@ def lifespan_for(
         driver = create_driver(settings)
         graph = Graph(driver, settings.neo4j_database, settings.query_timeout_seconds)
         try:
-            await check_graph_at_start(graph, dimension)
+            await check_graph_at_start(graph, embedder.identity)
             app.state.services = Services(
                 settings=settings,
                 graph=graph,
@@ -76,12 +76,11 @@ def lifespan_for(
     return lifespan
 
 
-async def check_graph_at_start(graph: Graph, dimension: int) -> None:
-    """Refuse to serve vectors of another dimension; tolerate a graph that is still down
-    (`/readyz` reports it until it answers)."""
+async def check_graph_at_start(graph: Graph, identity: EmbedderIdentity) -> None:
+    """Refuse to serve vectors another embedder made (recorded, or of another dimension);
+    tolerate a graph that is still down (`/readyz` reports it until it answers). Reads only:
+    `serve` never writes."""
     try:
-        catalog = await read_index_catalog(graph)
+        await check_graph_embedder(graph, identity)
     except BackendUnavailable:
         log.warning("Neo4j is not reachable yet; /readyz will say so until it is")
-        return
-    check_dimension(catalog, dimension)

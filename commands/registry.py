@@ -6,9 +6,11 @@ import argparse
 from collections.abc import Callable
 
 from commands import (
+    demo_command,
     export_schema_command,
     graph_schema_command,
     jobs_command,
+    load_command,
     neo4j_command,
     serve_command,
     vectors_command,
@@ -17,9 +19,11 @@ from commands import (
 Register = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 
 REGISTERED: list[Register] = [
+    demo_command.register,
     serve_command.register,
     neo4j_command.register,
     graph_schema_command.register,
+    load_command.register,
     jobs_command.register,
     vectors_command.register,
     export_schema_command.register,

@@ -1,20 +1,37 @@
-"""`evidencegraph serve [--host H] [--port P]`: the GraphQL service under uvicorn."""
+"""`evidencegraph serve [--host H] [--port P]`: the GraphQL service under uvicorn.
+
+Before uvicorn starts, the graph is checked against the configured embedder (the same check
+the lifespan runs, for `uvicorn --factory` too), so a mismatch ends the command with one clear
+line and exit code 2 instead of a start-up traceback. The check only reads: `serve` never
+writes.
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 
 import uvicorn
 
 from api.app import create_app
+from api.embedder_setup import configured_identity
+from api.lifespan import check_graph_at_start
 from api.settings import Settings, SettingsError
-from commands.runtime import EXIT_OK, EXIT_USAGE
+from commands.runtime import EXIT_OK, EXIT_USAGE, open_graph
+
+
+async def check_graph(settings: Settings) -> None:
+    """`SettingsError` when the graph's vectors were made by another embedder."""
+    async with open_graph(settings) as graph:
+        await check_graph_at_start(graph, configured_identity(settings))
 
 
 def serve(host: str, port: int, settings: Settings | None = None) -> int:
     try:
-        app = create_app(settings or Settings.from_environ(), host=host)
+        settings = settings or Settings.from_environ()
+        app = create_app(settings, host=host)
+        asyncio.run(check_graph(settings))
     except SettingsError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE

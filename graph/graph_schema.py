@@ -49,6 +49,13 @@ PASSAGE_FULLTEXT_INDEX = "chunk_text_fulltext"
 PASSAGE_VECTOR_INDEX = "chunk_embedding_vector"
 
 
+async def apply_constraints(graph: Graph) -> None:
+    """The id constraints and the job indexes, without which every write path look-up by id
+    would scan a whole label (a load slows down as the graph grows). Idempotent."""
+    for statement in CONSTRAINTS:
+        await graph.write(statement, {})
+
+
 @dataclass(frozen=True)
 class SchemaReport:
     labels: list[str]
@@ -85,8 +92,7 @@ async def apply_schema(
 
     Existing indexes are left as they are (`IF NOT EXISTS`); the report lists what was new.
     """
-    for statement in CONSTRAINTS:
-        await graph.write(statement, {})
+    await apply_constraints(graph)
     if labels is None:
         rows = await graph.read(
             ENTITY_LABELS_PRESENT, {"graphOwnedLabels": list(GRAPH_OWNED_LABELS)}

@@ -71,6 +71,7 @@ COMMIT_JOB: LiteralString = """
 MATCH (j:Job {id: $jobId}) WHERE j.status = 'RUNNING'
 MATCH (d:Document {id: j.documentId})
 SET j.status = 'COMMITTED', j.finishedAt = datetime(),
+    j.contentHash = coalesce($contentHash, j.contentHash),
     d.currentVersion = CASE WHEN j.version > d.currentVersion THEN j.version
                             ELSE d.currentVersion END,
     d.title = coalesce(j.title, d.title), d.uri = coalesce(j.uri, d.uri)
@@ -105,14 +106,6 @@ MATCH (j:Job {status: 'RUNNING'})
 WHERE j.startedAt < datetime() - duration({seconds: $olderThanSeconds})
 RETURN j.id AS id ORDER BY j.startedAt
 """
-
-CURRENT_CONTENT_HASH: LiteralString = """
-MATCH (d:Document {id: $documentId})
-OPTIONAL MATCH (j:Job {documentId: d.id, version: d.currentVersion, status: 'COMMITTED'})
-RETURN d.workspace AS workspace, j.contentHash AS contentHash
-"""
-
-SET_CONTENT_HASH: LiteralString = "MATCH (j:Job {id: $jobId}) SET j.contentHash = $contentHash"
 
 
 class WorkspaceMismatch(ValueError):
@@ -193,10 +186,12 @@ async def write_relations(graph: Graph, job: Job, relations: Sequence[dict[str, 
 
 
 async def commit_job(graph: Graph, job: Job, content_hash: str | None = None) -> int:
-    """Flip the job to COMMITTED and the document to its version, in one transaction."""
-    if content_hash is not None:
-        await graph.write(SET_CONTENT_HASH, {"jobId": job.id, "contentHash": content_hash})
-    rows = await graph.write(COMMIT_JOB, {"jobId": job.id})
+    """Flip the job to COMMITTED and the document to its version, in one transaction.
+
+    `content_hash` (of the loaded line) is kept on the job, in the same transaction, so a
+    reload of the same line can be recognised as unchanged.
+    """
+    rows = await graph.write(COMMIT_JOB, {"jobId": job.id, "contentHash": content_hash})
     if not rows:
         raise RuntimeError(f"job {job.id} is no longer RUNNING; it was recovered meanwhile")
     return int(rows[0]["currentVersion"])
@@ -216,11 +211,3 @@ async def recover_stale_jobs(graph: Graph, older_than: timedelta) -> list[str]:
     for job_id in job_ids:
         await fail_job(graph, job_id)
     return job_ids
-
-
-async def current_content_hash(graph: Graph, document_id: str) -> tuple[str | None, str | None]:
-    """(workspace, content hash of the current version), both None for a new document."""
-    rows = await graph.read(CURRENT_CONTENT_HASH, {"documentId": document_id})
-    if not rows:
-        return None, None
-    return rows[0]["workspace"], rows[0]["contentHash"]

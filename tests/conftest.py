@@ -12,7 +12,7 @@ import os
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import neo4j
@@ -24,6 +24,9 @@ from graph.driver import Graph
 from graph.graph_schema import CONSTRAINTS
 from tests.graph_builder import GraphBuilder
 from tests.scripted_embedder import ScriptedQueryEmbedder
+
+if TYPE_CHECKING:
+    from tests.load_helpers import Cli
 
 TEST_DIMENSION = 8
 
@@ -173,3 +176,11 @@ async def serving(neo4j_uri: str, graph: Graph, **settings: str) -> AsyncIterato
 async def client(neo4j_uri: str, graph: Graph) -> AsyncIterator[Client]:
     async with serving(neo4j_uri, graph) as test_client:
         yield test_client
+
+
+@pytest.fixture
+def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], neo4j_uri: str) -> Cli:
+    """Runs `evidencegraph` commands against the test server (`await cli.run("load", path)`)."""
+    from tests.load_helpers import Cli  # it imports this module's TEST_DIMENSION
+
+    return Cli(monkeypatch, capsys, neo4j_uri)

@@ -1,0 +1,96 @@
+"""What a load has done so far, and who is told: the running totals a progress display reads and
+the summary a load ends with.
+
+The loader updates one `LoadTotals` as it goes and hands it to its `LoadObserver` after every
+line and every written batch, so a display can redraw from it (or stay quiet) without the loader
+knowing how it is shown.
+
+    >>> totals = LoadTotals(documents_total=2)
+    >>> totals.loaded, totals.passages = 1, 40
+    >>> totals.summary_lines()[0]
+    'documents: 1 loaded, 0 unchanged, 0 rejected (of 2)'
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Protocol
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """A line (bundle) or document (GraphRAG folder) that was not written, and why."""
+
+    number: int  # the line number of a bundle; the document's position in a GraphRAG folder
+    reason: str
+
+
+@dataclass
+class LoadTotals:
+    documents_total: int | None = None  # None: not known in advance
+    loaded: int = 0
+    unchanged: int = 0
+    rejected: int = 0
+    passages: int = 0
+    entities: int = 0
+    relations: int = 0
+    embeddings: int = 0  # computed here (embeddings given in the input are not counted)
+    embedding_seconds: float = 0.0  # wall time spent waiting for embeddings
+    labels: set[str] = field(default_factory=set)  # entity labels of every line written
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def documents_done(self) -> int:
+        return self.loaded + self.unchanged + self.rejected
+
+    @property
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def per_second(self, count: int, seconds: float | None = None) -> float:
+        spent = self.elapsed if seconds is None else seconds
+        return count / spent if spent > 0 else 0.0
+
+    def progress_line(self) -> str:
+        """One plain line: where the load is and how fast it goes."""
+        of = f"/{self.documents_total}" if self.documents_total is not None else ""
+        return (
+            f"documents {self.documents_done}{of} ({self.loaded} loaded, {self.unchanged} "
+            f"unchanged, {self.rejected} rejected), passages {self.passages}, entities "
+            f"{self.entities}, relations {self.relations}, embeddings {self.embeddings}; "
+            f"{self.elapsed:.1f} s, {self.per_second(self.passages):.0f} passages/s"
+        )
+
+    def summary_lines(self) -> list[str]:
+        of = f" (of {self.documents_total})" if self.documents_total is not None else ""
+        embedding_rate = self.per_second(self.embeddings, self.embedding_seconds)
+        return [
+            f"documents: {self.loaded} loaded, {self.unchanged} unchanged, "
+            f"{self.rejected} rejected{of}",
+            f"written: {self.passages} passages, {self.entities} entities, "
+            f"{self.relations} relations",
+            f"embeddings computed: {self.embeddings} in {self.embedding_seconds:.1f} s "
+            f"({embedding_rate:.0f}/s)",
+            f"elapsed: {self.elapsed:.1f} s; {self.per_second(self.passages):.0f} passages/s, "
+            f"{self.per_second(self.entities):.0f} entities/s, "
+            f"{self.per_second(self.relations):.0f} relations/s",
+        ]
+
+
+class LoadObserver(Protocol):
+    def progress(self, totals: LoadTotals) -> None:
+        """Something was written or a line finished; `totals` is current."""
+
+    def rejected(self, rejection: Rejection) -> None:
+        """A line was not written; nothing of it is in the graph."""
+
+
+class SilentObserver:
+    """Tells no one (library use, tests)."""
+
+    def progress(self, totals: LoadTotals) -> None:
+        pass
+
+    def rejected(self, rejection: Rejection) -> None:
+        pass

@@ -1,0 +1,128 @@
+"""Loading document versions into the graph: SPEC §10's rules, line by line.
+
+SPEC §10: "Each line is one job. Loading a document that exists writes its next version.
+Entities merge by id across documents. A line may refer to entities and passages already
+stored (a relation's `source`/`target`, `passageIds`, an entity's `mentions`) as well as to its
+own; a reference to an id that exists nowhere makes the line invalid. A missing `embedding` is
+computed with the configured embedder. Invalid lines are reported with their line number and
+nothing of that line is written."
+
+How each line goes, in order, so that nothing is written for a line that cannot be loaded:
+
+    1. the reader's checks (`ingest.bundle`: JSON, fields, ids, embedding lengths)
+    2. one read of what the graph holds of the line's ids (`graph.stored_references`)
+    3. unchanged: the document's current committed version has the line's content hash, so
+       the line was loaded before and nothing is written (a reload is cheap and idempotent)
+    4. the checks that need the graph (`ingest.reference_check`)
+    5. the job (`ingest.job_writer`): begin, batches, commit; fail_job on any failure
+
+Before the first job, the id constraints are made sure of (every write looks ids up; without
+them each look-up scans a label and a load slows down as the graph grows), and the graph
+records which embedder made its vectors (`graph.embedder_record`; the command checked
+beforehand that it is this one).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from neo4j.exceptions import ClientError
+
+from embedding.mismatch import check_recorded
+from embedding.query_cache import QueryEmbedder
+from graph.driver import Graph
+from graph.embedder_record import record_embedder
+from graph.graph_schema import apply_constraints
+from graph.stored_references import stored_references
+from ingest.bundle import LineError
+from ingest.document_version import DocumentVersion
+from ingest.job_writer import JobWriter
+from ingest.load_report import LoadObserver, LoadTotals, Rejection, SilentObserver
+from ingest.reference_check import reference_problems
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class LoadResult:
+    totals: LoadTotals
+    rejections: list[Rejection]
+
+
+class Loader:
+    """Loads versions one job at a time through one `Graph` with one embedder."""
+
+    def __init__(
+        self,
+        graph: Graph,
+        embedder: QueryEmbedder,
+        observer: LoadObserver | None = None,
+        documents_total: int | None = None,
+    ) -> None:
+        self._graph = graph
+        self._embedder = embedder
+        self._observer = observer or SilentObserver()
+        self.totals = LoadTotals(documents_total=documents_total)
+        self._writer = JobWriter(graph, embedder, self.totals, self._progress)
+        self._prepared = False
+
+    def _progress(self) -> None:
+        self._observer.progress(self.totals)
+
+    async def load(self, lines: Iterable[tuple[int, DocumentVersion | LineError]]) -> LoadResult:
+        """Load every line; invalid ones are reported, the rest still load."""
+        rejections: list[Rejection] = []
+        for number, line in lines:
+            reason = await self.load_line(line)
+            if reason is not None:
+                rejection = Rejection(number, reason)
+                rejections.append(rejection)
+                self.totals.rejected += 1
+                self._observer.rejected(rejection)
+            self._progress()
+        return LoadResult(self.totals, rejections)
+
+    async def load_line(self, line: DocumentVersion | LineError) -> str | None:
+        """Load one line; the reason it was rejected, or None (loaded or unchanged)."""
+        if isinstance(line, LineError):
+            return line.reason
+        version = line
+        own_passages = [passage.id for passage in version.passages]
+        stored = await stored_references(
+            self._graph,
+            version.document.id,
+            own_passages,
+            version.external_passage_ids(),
+            version.external_entity_ids(),
+        )
+        content_hash = version.content_hash()
+        labels = {label for entity in version.entities for label in entity.labels}
+        if stored.content_hash == content_hash:
+            self.totals.unchanged += 1
+            self.totals.labels |= labels  # its indexes are (re)checked at the end all the same
+            return None
+        problems = reference_problems(version, stored)
+        if problems is not None:
+            return problems
+        await self._prepare_graph()
+        try:
+            await self._writer.write(version, content_hash)
+        except ClientError as error:
+            # The graph refused a statement (a constraint, say, when another load wrote the
+            # same ids meanwhile): the job was failed and cleaned up; the other lines go on.
+            log.debug("line refused by Neo4j", exc_info=True)
+            return f"Neo4j refused the write ({error.code}): {error.message}"
+        self.totals.loaded += 1
+        self.totals.labels |= labels
+        return None
+
+    async def _prepare_graph(self) -> None:
+        if self._prepared:
+            return
+        await apply_constraints(self._graph)
+        recorded = await record_embedder(self._graph, self._embedder.identity)
+        # Another load may have recorded a different embedder since the command's check.
+        check_recorded(recorded, self._embedder.identity)
+        self._prepared = True

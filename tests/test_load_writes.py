@@ -1,0 +1,139 @@
+"""How the loader writes a line (ingest.loader, ingest.job_writer) on the real Neo4j: batched
+statements, embeddings computed where the line has none, a job failed midway cleaned up."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, LiteralString
+
+import pytest
+
+from embedding.hashing import HashEmbedder
+from embedding.query_cache import QueryEmbedder
+from graph import jobs
+from graph.driver import Graph
+from ingest import job_writer
+from ingest.bundle import parse_line
+from ingest.document_version import DocumentVersion
+from ingest.loader import Loader
+from tests.conftest import TEST_DIMENSION
+from tests.load_helpers import bundle_line, entity, graph_counts, relation, uid
+
+
+def version_of(line: dict[str, Any]) -> DocumentVersion:
+    parsed = parse_line(json.dumps(line), dimensions=TEST_DIMENSION)
+    assert isinstance(parsed, DocumentVersion), parsed
+    return parsed
+
+
+def loader(graph: Graph) -> Loader:
+    return Loader(graph, QueryEmbedder(HashEmbedder(TEST_DIMENSION), size=0))
+
+
+async def test_a_long_line_is_written_in_batches_of_bounded_size(
+    graph: Graph, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(job_writer, "PASSAGE_BATCH", 100)
+    monkeypatch.setattr(job_writer, "ENTITY_BATCH", 100)
+    monkeypatch.setattr(job_writer, "RELATION_BATCH", 200)
+    line = bundle_line(
+        1,
+        [(n, f"passage {n}") for n in range(250)],
+        entities=[entity(n, f"E{n}", [n]) for n in range(150)],
+        relations=[relation(n, n % 150, (n + 1) % 150, [n % 250]) for n in range(450)],
+    )
+    sizes: dict[str, list[int]] = {}
+
+    def observe(query: str, parameters: Mapping[str, Any]) -> None:
+        for key in ("passages", "entities", "relations"):
+            if key in parameters:
+                sizes.setdefault(key, []).append(len(parameters[key]))
+
+    graph.observers.append(observe)
+    assert await loader(graph).load_line(version_of(line)) is None
+    assert sizes == {
+        "passages": [100, 100, 50],
+        "entities": [100, 50],
+        "relations": [200, 200, 50],
+    }
+    counts = await graph_counts(graph)
+    assert (counts[":Chunk"], counts[":Entity"], counts["-KNOWS-"]) == (250, 150, 450)
+
+
+async def test_missing_embeddings_are_computed_from_the_text_and_given_ones_kept(
+    graph: Graph,
+) -> None:
+    given = [0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    described = {**entity(1, "Ada", [1]), "description": "a mathematician"}
+    line = bundle_line(
+        1,
+        [(1, "Ada wrote notes."), (2, "More notes.")],
+        entities=[
+            described,
+            entity(2, "Grace", [2]),
+            {**entity(3, "Linus", [2]), "embedding": given},
+        ],
+    )
+    line["passages"][1]["embedding"] = given
+    assert await loader(graph).load_line(version_of(line)) is None
+    expected = HashEmbedder(TEST_DIMENSION).embed(
+        ["Ada wrote notes.", "Ada: a mathematician", "Grace"]
+    )
+    rows = await graph.read(
+        "MATCH (n) WHERE n:Chunk OR n:Entity RETURN n.id AS id, n.embedding AS embedding", {}
+    )
+    stored = {row["id"]: row["embedding"] for row in rows}
+    assert stored[uid("p", 1)] == pytest.approx(expected[0])
+    assert stored[uid("e", 1)] == pytest.approx(expected[1])
+    assert stored[uid("e", 2)] == pytest.approx(expected[2])
+    assert stored[uid("p", 2)] == given and stored[uid("e", 3)] == given
+
+
+class FailingGraph(Graph):
+    """Fails the first relations statement with a real error from Neo4j (division by zero),
+    after the job's passages and entities were written: a write that fails midway."""
+
+    async def write(self, query: LiteralString, parameters: Mapping[str, Any]) -> list[Any]:
+        if query == jobs.WRITE_RELATIONS:
+            await super().write("RETURN 1 / $zero AS boom", {"zero": 0})
+        return await super().write(query, parameters)
+
+
+async def test_a_job_that_fails_midway_is_failed_and_removed_and_the_next_line_loads(
+    graph: Graph,
+) -> None:
+    kept = bundle_line(1, [(1, "Ada met Grace.")], entities=[entity(1, "Ada", [1])])
+    assert await loader(graph).load_line(version_of(kept)) is None
+    before = await graph_counts(graph)
+    doomed = bundle_line(
+        2,
+        [(2, "Grace met Linus."), (3, "Linus wrote a kernel.")],
+        entities=[entity(1, "Ada", [2]), entity(2, "Grace", [2]), entity(3, "Linus", [3])],
+        relations=[relation(1, 2, 3, [2])],
+    )
+    fine = bundle_line(3, [(4, "Alan met Ada.")], entities=[entity(4, "Alan", [4])])
+    failing = FailingGraph(graph.driver, graph.database)
+    result = await loader(failing).load([(2, version_of(doomed)), (3, version_of(fine))])
+
+    [rejection] = result.rejections
+    assert rejection.number == 2
+    assert "Neo4j refused the write (Neo.ClientError.Statement.ArithmeticError)" in (
+        rejection.reason
+    )
+    statuses = await graph.read(
+        "MATCH (j:Job) RETURN j.documentId AS document, j.status AS status ORDER BY document", {}
+    )
+    assert [(r["document"], r["status"]) for r in statuses] == [
+        (uid("d", 1), "COMMITTED"),
+        (uid("d", 2), "FAILED"),
+        (uid("d", 3), "COMMITTED"),
+    ]
+    after = await graph_counts(graph)
+    # What the failed job wrote is gone: its passages, the entities it created, its mentions
+    # (Ada's mention of its passage too); what the other lines wrote stays.
+    assert after[":Chunk"] == before[":Chunk"] + 1
+    assert after[":Entity"] == before[":Entity"] + 1
+    assert after["-MENTIONED_IN-"] == before["-MENTIONED_IN-"] + 1
+    names = await graph.read("MATCH (e:Entity) RETURN e.name AS name ORDER BY name", {})
+    assert [row["name"] for row in names] == ["Ada", "Alan"]
