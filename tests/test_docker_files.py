@@ -49,5 +49,5 @@ def test_the_service_settings_in_compose_are_ones_the_service_reads() -> None:
 def test_the_image_copies_every_python_package_of_the_service() -> None:
     dockerfile = (DOCKER / "Dockerfile").read_text()
     copied = set(re.findall(r"^COPY (\w+)/ \1/$", dockerfile, flags=re.MULTILINE))
-    packages = {path.parent.name for path in ROOT.glob("*/__init__.py")} - {"tests"}
+    packages = {path.parent.name for path in ROOT.glob("*/__init__.py")} - {"tests", "bench"}
     assert packages <= copied, f"not copied into the image: {sorted(packages - copied)}"
