@@ -54,7 +54,7 @@ def mismatch(
     spec: LexicalIndexSpec, label: str, properties: Sequence[str], analyzer: str | None
 ) -> str | None:
     """What is wrong with the FULLTEXT index a search of `label` uses, for the operator; None
-    when it is what the settings ask for.
+    when it is what the settings ask for (or `analyzer` is unknown and the fields are right).
 
     >>> mismatch(LexicalIndexSpec(("name", "description")), "Person", ("name",), "classic")
     "RETRIEVAL_LEXICAL_FIELDS=name,description but label Person's FULLTEXT index covers only name: run `evidencegraph schema apply`"
@@ -66,9 +66,11 @@ def mismatch(
             f"RETRIEVAL_LEXICAL_FIELDS={','.join(spec.fields)} but label {label}'s FULLTEXT"
             f" index covers {only}{covered}: {REAPPLY}"
         )
-    if analyzer != spec.analyzer:
+    # None: read without the index's configuration (a search's lean catalog read); the check
+    # at start reads it whole and reports the analyzer.
+    if analyzer is not None and analyzer != spec.analyzer:
         return (
-            f"label {label}'s FULLTEXT index uses the analyzer {analyzer or 'unknown'}, the"
+            f"label {label}'s FULLTEXT index uses the analyzer {analyzer}, the"
             f" service's is {spec.analyzer}: {REAPPLY}"
         )
     return None

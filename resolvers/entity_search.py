@@ -180,7 +180,7 @@ async def search_entities(
     # starts at once, from the targets of the last catalog read, and its answer is kept only
     # if the fresh catalog names the same targets: the round trip of the catalog leaves the
     # critical path, and the answer is always one computed from this request's catalog.
-    catalog_read = asyncio.ensure_future(read_index_catalog(context.graph))
+    catalog_read = asyncio.ensure_future(read_index_catalog(context.graph, configuration=False))
     guess = guessed_targets(last_read_catalog(context.graph), chosen_labels, rule.fields)
     early: asyncio.Future[list[entity_search.EntityHitRecord]] | None = None
     try:

@@ -23,7 +23,7 @@ async def search_passages(
     effective = info.context.scope(scope)
     context = info.context
 
-    catalog_read = read_index_catalog(context.graph)
+    catalog_read = read_index_catalog(context.graph, configuration=False)
     if mode is SearchMode.LEXICAL:
         catalog, vector = await catalog_read, None
     else:
