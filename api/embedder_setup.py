@@ -78,4 +78,5 @@ async def check_graph_embedder(graph: Graph, identity: EmbedderIdentity) -> None
         check_recorded(await read_recorded_embedder(graph), identity)
     except EmbedderMismatch as error:
         raise SettingsError(str(error)) from error
-    check_dimension(await read_index_catalog(graph), identity.dimension)
+    # A check, not a guess for the first search (graph/index_catalog.py): not remembered.
+    check_dimension(await read_index_catalog(graph, remember=False), identity.dimension)

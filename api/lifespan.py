@@ -20,6 +20,8 @@ from contract.errors import BackendUnavailable
 from embedding.base import EmbedderIdentity
 from embedding.query_cache import QueryEmbedder
 from graph.driver import Graph
+from graph.index_catalog import read_index_catalog
+from graph.lexical_index import LexicalIndexSpec
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +56,7 @@ def lifespan_for(
         graph = Graph(driver, settings.neo4j_database, settings.query_timeout_seconds)
         try:
             await check_graph_at_start(graph, embedder.identity)
+            lexical_warnings = await check_lexical_indexes_at_start(graph, settings)
             app.state.services = Services(
                 settings=settings,
                 graph=graph,
@@ -61,6 +64,7 @@ def lifespan_for(
                 query_embedder=query_embedder,
                 vector_store=vector_store,
                 gateway_token=gateway_token,
+                lexical_warnings=lexical_warnings,
             )
             log.info(
                 "serving with %s; settings %s",
@@ -84,3 +88,17 @@ async def check_graph_at_start(graph: Graph, identity: EmbedderIdentity) -> None
         await check_graph_embedder(graph, identity)
     except BackendUnavailable:
         log.warning("Neo4j is not reachable yet; /readyz will say so until it is")
+
+
+async def check_lexical_indexes_at_start(graph: Graph, settings: Settings) -> set[str]:
+    """Tell the operator, at start, each label whose FULLTEXT index is not what
+    RETRIEVAL_LEXICAL_FIELDS asks for (the search still runs on the index there is); the
+    problems told, so that searches do not repeat them."""
+    try:
+        catalog = await read_index_catalog(graph, remember=False)
+    except BackendUnavailable:
+        return set()  # check_graph_at_start has warned already
+    problems = catalog.lexical_mismatches(LexicalIndexSpec(settings.lexical.fields))
+    for problem in problems:
+        log.warning("%s", problem)
+    return set(problems)

@@ -20,3 +20,5 @@ class Services:
     query_embedder: Any = None  # embedding.query_cache.QueryEmbedder once the embedder is set up
     vector_store: VectorStore = field(default_factory=Neo4jVectorIndex)
     gateway_token: GatewayToken | None = None  # FEDERATION_GATEWAY_TOKEN, when set
+    # Index problems already logged (resolvers/entity_search.py tells the operator once).
+    lexical_warnings: set[str] = field(default_factory=set)

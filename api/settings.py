@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from graph.records import GRAPH_OWNED_RELATION_TYPES
+from retrieval.lexical_rule import LEXICAL_FIELD_CHOICES, LexicalRule
 
 
 class SettingsError(ValueError):
@@ -91,6 +92,14 @@ class _Reader:
         raw = self.text(key, "") or ""
         return tuple(part.strip() for part in raw.split(",") if part.strip())
 
+    def lexical_fields(self, key: str) -> tuple[str, ...]:
+        chosen = self.names(key) or ("name",)
+        for choice in LEXICAL_FIELD_CHOICES:
+            if sorted(chosen) == sorted(choice) and len(set(chosen)) == len(chosen):
+                return choice
+        accepted = " or ".join(",".join(choice) for choice in LEXICAL_FIELD_CHOICES)
+        raise SettingsError(f"{key}={','.join(chosen)!r} is not one of: {accepted}")
+
     def path(self, key: str) -> Path | None:
         raw = self.text(key)
         return Path(raw).expanduser() if raw else None
@@ -110,6 +119,8 @@ class Settings:
     query_timeout_seconds: float = 10.0
     # Retrieval
     rrf_k: int = 60
+    # RETRIEVAL_LEXICAL_FIELDS and RETRIEVAL_LEXICAL_MIN_COVERAGE (docs/retrieval-quality.md)
+    lexical: LexicalRule = field(default_factory=LexicalRule)
     graph_owned_relation_types: tuple[str, ...] = GRAPH_OWNED_RELATION_TYPES
     # Embedder (SPEC §9)
     embedder: str = "minilm"
@@ -161,6 +172,10 @@ class Settings:
             neo4j_database=read.text("NEO4J_DATABASE"),
             query_timeout_seconds=read.number("NEO4J_QUERY_TIMEOUT_SECONDS", 10.0, 0.1, 3600),
             rrf_k=read.integer("RETRIEVAL_RRF_K", 60, 1, 100_000),
+            lexical=LexicalRule(
+                fields=read.lexical_fields("RETRIEVAL_LEXICAL_FIELDS"),
+                min_coverage=read.number("RETRIEVAL_LEXICAL_MIN_COVERAGE", 0.5, 0.0, 1.0),
+            ),
             graph_owned_relation_types=tuple(
                 dict.fromkeys(GRAPH_OWNED_RELATION_TYPES + extra_owned)
             ),

@@ -1,9 +1,14 @@
 """The floor: hybrid entity search (SPEC §3) as ONE hand-written Cypher statement.
 
-Written from SPEC §1–§3 alone, not from graph/entity_search.py, so the two can check each
-other. What a careful engineer who knows the graph would send:
+Written from SPEC §1–§3 and the lexical rule of docs/retrieval-quality.md alone, not from
+graph/entity_search.py, so the two can check each other. What a careful engineer who knows the
+graph would send:
 - every entity label's FULLTEXT (name) and VECTOR (embedding) index, their names read once
   when the client starts (not per request: a floor, not a service);
+- the query's content words (plain words without function words, one-letter fragments and
+  possessive 's) to the FULLTEXT index, keeping a name only if it holds at least half of the
+  distinct ones (here by splitting the name on spaces and punctuation, which suffices for the
+  benchmark's generated names);
 - each label reads `k = min(2·limit, 1000)` candidates per index; an entity found by several
   labels keeps its best score per list;
 - only returnable candidates (an in-scope passage mentions them) are ranked, so ranks are
@@ -16,6 +21,7 @@ other. What a careful engineer who knows the graph would send:
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,6 +30,7 @@ from typing import Any, LiteralString
 import neo4j
 
 from embedding.hashing import HashEmbedder
+from retrieval.stop_words import STOP_WORDS
 
 IN_SCOPE: LiteralString = (
     "($workspaces IS NULL OR d.workspace IN $workspaces)"
@@ -34,6 +41,9 @@ SEARCH: LiteralString = (
     "CALL () {"
     " UNWIND $fulltextIndexes AS index"
     " CALL db.index.fulltext.queryNodes(index, $words, {limit: $k}) YIELD node, score"
+    " WITH node, score, split(replace(toLower(node.name), \"'s\", ''),"
+    "  [' ', '.', ',', ';', ':', '-', '(', ')', '&', '/']) AS tokens"
+    " WHERE size([word IN $distinctWords WHERE word IN tokens]) >= $required"
     " WITH node, max(score) AS score"
     " WHERE EXISTS { (node)-[:MENTIONED_IN]->(:Chunk)<-[:HAS_PART]-(d:Document)"
     "  WHERE " + IN_SCOPE + " }"
@@ -102,8 +112,13 @@ INDEXES: LiteralString = (
 _WORDS = re.compile(r"[^\W_]+")  # SPEC §3: Unicode letters and digits; `\w` has `_` too
 
 
-def words_of(query: str) -> str:
-    return " ".join(_WORDS.findall(query.lower()))
+_POSSESSIVE = re.compile(r"(?<=[^\W_])['’`]s(?![^\W_])", re.IGNORECASE)
+
+
+def words_of(query: str) -> list[str]:
+    """The content words: no possessive 's, no function word, nothing of one character."""
+    words = _WORDS.findall(_POSSESSIVE.sub("", query).lower())
+    return [word for word in words if len(word) > 1 and word not in STOP_WORDS]
 
 
 @dataclass(frozen=True)
@@ -156,10 +171,14 @@ class HandwrittenSearch:
         document_ids: Sequence[str] | None = None,
     ) -> dict[str, Any]:
         [vector] = self.embedder.embed([query])
+        words = words_of(query)
+        distinct = sorted(set(words))
         return {
-            "fulltextIndexes": self.indexes.fulltext,
+            "fulltextIndexes": self.indexes.fulltext if words else [],
             "vectorIndexes": self.indexes.vector,
-            "words": words_of(query),
+            "words": " ".join(words),
+            "distinctWords": distinct,
+            "required": math.ceil(len(distinct) / 2),
             "vector": vector,
             "k": min(2 * limit, 1000),
             "capK": 1000,

@@ -37,7 +37,7 @@ from graph.driver import Graph
 from graph.index_catalog import read_index_catalog
 from localneo4j.server import free_port
 from resolvers.context import RequestContext
-from retrieval.query_words import lexical_query
+from retrieval.lexical_rule import lexical_request
 
 SEARCH_OPERATION = """
 query Search($query: String!, $limit: Int! = 10, $supportLimit: Int! = 3, $scope: ScopeInput) {
@@ -264,7 +264,7 @@ class ServiceStatement:
             Scope(None),
             targets=self.targets,
             mode="HYBRID",
-            lexical_query=lexical_query(query),
+            lexical=lexical_request(query),
             vector=vector,
             limit=10,
             support_limit=3,

@@ -31,6 +31,7 @@ from commands.serve_command import serve
 from contract.errors import BackendUnavailable
 from embedding.mismatch import EmbedderMismatch
 from embedding.query_cache import QueryEmbedder
+from graph.lexical_index import LexicalIndexSpec
 from ingest.graphrag import read_graphrag
 from localneo4j.launch import LOOPBACK
 from localneo4j.server import DEFAULT_BOLT_PORT, Neo4jUnavailable, start
@@ -77,7 +78,9 @@ async def load_demo(settings: Settings) -> str | None:
             result = await load_source(graph, embedder, source)
             if result.rejections:
                 return None
-            if await make_searchable(graph, result.totals.labels, embedder.identity.dimension):
+            dimension = embedder.identity.dimension
+            lexical = LexicalIndexSpec(settings.lexical.fields)
+            if await make_searchable(graph, result.totals.labels, dimension, lexical):
                 return None
     finally:
         embedder.close()

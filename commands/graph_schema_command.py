@@ -8,12 +8,14 @@ from api.embedder_setup import configured_dimension
 from api.settings import Settings
 from commands.runtime import EXIT_OK, open_graph, run_command
 from graph.graph_schema import apply_schema
+from graph.lexical_index import LexicalIndexSpec
 
 
 async def _apply(settings: Settings) -> int:
     dimension = configured_dimension(settings)
     async with open_graph(settings) as graph:
-        report = await apply_schema(graph, dimension)
+        lexical = LexicalIndexSpec(settings.lexical.fields)
+        report = await apply_schema(graph, dimension, lexical=lexical)
     labels = ", ".join(report.labels) or "none yet"
     print(f"entity labels: {labels}")
     print(f"indexes created: {', '.join(report.created) or 'none (all existed)'}")
@@ -29,6 +31,8 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     apply = actions.add_parser(
         "apply",
-        help="create constraints and both indexes of every entity label (idempotent)",
+        help="create constraints and both indexes of every entity label (idempotent); a "
+        "label's FULLTEXT index that RETRIEVAL_LEXICAL_FIELDS or the analyzer no longer match "
+        "is created again",
     )
     apply.set_defaults(handler=_handle)

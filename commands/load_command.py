@@ -26,6 +26,7 @@ from embedding.query_cache import QueryEmbedder
 from graph.driver import Graph
 from graph.graph_schema import apply_schema
 from graph.index_catalog import IndexState, read_index_catalog
+from graph.lexical_index import LexicalIndexSpec
 from graph.records import GRAPH_OWNED_RELATION_TYPES
 from ingest.bundle import LineError, read_bundle
 from ingest.document_version import DocumentVersion
@@ -86,13 +87,21 @@ async def load_source(
     return result
 
 
-async def make_searchable(graph: Graph, labels: Iterable[str], dimension: int) -> list[str]:
+async def make_searchable(
+    graph: Graph,
+    labels: Iterable[str],
+    dimension: int,
+    lexical: LexicalIndexSpec | None = None,
+) -> list[str]:
     """Create both indexes of each label (and the passages'), wait until they are ONLINE;
-    the indexes that are not ONLINE even so."""
+    the indexes that are not ONLINE even so. `lexical`: what the FULLTEXT indexes cover
+    (RETRIEVAL_LEXICAL_FIELDS) and their analyzer."""
     chosen = sorted(labels)
-    report = await apply_schema(graph, dimension, labels=chosen)
+    lexical = lexical or LexicalIndexSpec()
+    report = await apply_schema(graph, dimension, labels=chosen, lexical=lexical)
     catalog = await read_index_catalog(graph)
-    every = [catalog.label_indexes(label) for label in chosen] + [catalog.passage_indexes()]
+    every = [catalog.label_indexes(label, lexical.fields) for label in chosen]
+    every.append(catalog.passage_indexes())
     not_online = [
         f"{indexes.label} {kind} index {state.value}"
         for indexes in every
@@ -111,7 +120,8 @@ async def load(settings: Settings, source: Source) -> int:
         async with open_graph(settings) as graph:
             result = await load_source(graph, embedder, source, settings.graph_owned_relation_types)
             dimension = embedder.identity.dimension
-            if await make_searchable(graph, result.totals.labels, dimension):
+            lexical = LexicalIndexSpec(settings.lexical.fields)
+            if await make_searchable(graph, result.totals.labels, dimension, lexical):
                 return EXIT_FAILURE
             return EXIT_USAGE if result.rejections else EXIT_OK
     except (NotGraphRagOutput, EmbedderMismatch) as error:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from commands import (
     demo_command,
+    eval_command,
     export_schema_command,
     graph_schema_command,
     jobs_command,
@@ -24,6 +25,7 @@ REGISTERED: list[Register] = [
     neo4j_command.register,
     graph_schema_command.register,
     load_command.register,
+    eval_command.register,
     jobs_command.register,
     vectors_command.register,
     export_schema_command.register,

@@ -12,6 +12,10 @@ One statement reads both indexes of every searched label, keeps the returnable c
 (an in-scope passage mentions them), ranks each list among those, fuses, and only for the
 `limit` winners checks support and reads evidence (and, when the query selects it, the
 evidence text). Labels and their index states are checked before (graph/index_catalog.py).
+
+A lexical candidate counts only when the fields its label's index covers hold enough of the
+query's content words (the coverage rule, retrieval/lexical_rule.py): each word is a regex
+parameter, tested here against the lowercased fields of the few candidates Lucene returned.
 """
 
 from __future__ import annotations
@@ -31,13 +35,20 @@ from graph.visibility import (
     entity_returnable,
     passage_current,
 )
+from retrieval.lexical_rule import LexicalRequest
 
-# Lexical candidates of every label, best Lucene score per entity, returnable ones only.
+# Lexical candidates of every label that hold enough of the query's words, best Lucene score
+# per entity, returnable ones only.
 _LEXICAL_LIST: LiteralString = (
     "CALL () {"
     " UNWIND $lexicalTargets AS target"
     " CALL db.index.fulltext.queryNodes(target.index, $lexicalQuery, {limit: $lexicalK})"
     " YIELD node, score"
+    " WITH node, score, CASE WHEN $coverageRequired = 0 THEN '' ELSE"
+    "  toLower(reduce(text = '', field IN target.fields"
+    "   | text + ' ' + coalesce(toStringOrNull(node[field]), ''))) END AS heldText"
+    " WHERE $coverageRequired = 0"
+    "  OR size([pattern IN $coveragePatterns WHERE heldText =~ pattern]) >= $coverageRequired"
     " WITH node, max(score) AS score WHERE "
     + entity_returnable("node")
     + " WITH node, score ORDER BY score DESC, node.id"
@@ -150,11 +161,13 @@ class EntityHitRecord:
 
 @dataclass(frozen=True, slots=True)
 class SearchTarget:
-    """A label to search and the names of its two indexes."""
+    """A label to search, the names of its two indexes, and the fields its FULLTEXT index
+    covers that the lexical side reads."""
 
     label: str
     fulltext_index: str
     vector_index: str
+    lexical_fields: tuple[str, ...] = ("name",)
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,7 +185,7 @@ async def search_entities(
     *,
     targets: Sequence[SearchTarget],
     mode: str,
-    lexical_query: str | None,
+    lexical: LexicalRequest | None,
     vector: Sequence[float] | None,
     limit: int,
     support_limit: int,
@@ -183,13 +196,17 @@ async def search_entities(
     with_text: bool,
     external_reads: Sequence[ExternalRead] | None = None,
 ) -> list[EntityHitRecord]:
-    """Run the search statement; `lexical_query`/`vector` are None for a side the mode skips."""
+    """Run the search statement; `lexical`/`vector` are None for a side the search skips."""
     lexical_targets = (
-        [{"index": t.fulltext_index} for t in targets] if lexical_query is not None else []
+        [{"index": t.fulltext_index, "fields": list(t.lexical_fields)} for t in targets]
+        if lexical is not None
+        else []
     )
     parameters: dict[str, Any] = {
         "lexicalTargets": lexical_targets,
-        "lexicalQuery": lexical_query or "",
+        "lexicalQuery": lexical.text if lexical is not None else "",
+        "coveragePatterns": list(lexical.word_patterns) if lexical is not None else [],
+        "coverageRequired": lexical.required if lexical is not None else 0,
         "lexicalK": lexical_k,
         "semanticK": semantic_k,
         "capK": cap_k,

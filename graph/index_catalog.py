@@ -2,7 +2,9 @@
 
 An entity label is a label other than the graph-owned ones that has a VECTOR index on
 `embedding` (SPEC §1). Each must also have a FULLTEXT index covering `name`; a missing index,
-or one that is not ONLINE, makes a search of that label fail with `INDEX_NOT_READY`.
+or one that is not ONLINE, makes a search of that label fail with `INDEX_NOT_READY`. Where a
+label has several, the one covering exactly the fields RETRIEVAL_LEXICAL_FIELDS names is used
+(graph/lexical_index.py says what the service creates).
 
 Every request reads the catalog afresh (indexes come and go while the service runs). The
 last catalog read through a `Graph` is also kept, as a guess a search may start from while
@@ -21,6 +23,7 @@ from weakref import WeakKeyDictionary
 
 from contract.errors import IndexNotReady, Malformed
 from graph.driver import Graph
+from graph.lexical_index import LexicalIndexSpec, mismatch
 from graph.records import GRAPH_OWNED_LABELS
 
 SHOW_INDEXES: LiteralString = (
@@ -79,9 +82,19 @@ class IndexInfo:
         )
 
 
-def _best(candidates: Iterable[IndexInfo]) -> IndexInfo | None:
-    """Prefer an ONLINE index when several qualify; then by name, for determinism."""
-    ranked = sorted(candidates, key=lambda i: (i.state is not IndexState.ONLINE, i.name))
+def _best(candidates: Iterable[IndexInfo], fields: Sequence[str] = ()) -> IndexInfo | None:
+    """Prefer an ONLINE index when several qualify, then one covering exactly `fields`, then
+    one covering all of them; then by name, for determinism."""
+    wanted = set(fields)
+    ranked = sorted(
+        candidates,
+        key=lambda i: (
+            i.state is not IndexState.ONLINE,
+            bool(wanted) and set(i.properties) != wanted,
+            not wanted <= set(i.properties),
+            i.name,
+        ),
+    )
     return ranked[0] if ranked else None
 
 
@@ -105,18 +118,23 @@ class LabelIndexes:
 @dataclass(frozen=True)
 class IndexCatalog:
     indexes: tuple[IndexInfo, ...]
-    lexical_property: str = LEXICAL_PROPERTY
     _by_label: dict[str, list[IndexInfo]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         for index in self.indexes:
             self._by_label.setdefault(index.label, []).append(index)
 
-    def fulltext_index(self, label: str) -> IndexInfo | None:
+    def fulltext_index(
+        self, label: str, fields: Sequence[str] = (LEXICAL_PROPERTY,)
+    ) -> IndexInfo | None:
+        """The label's FULLTEXT index on `name` (seed step 2), the best fit for `fields`."""
         return _best(
-            i
-            for i in self._by_label.get(label, ())
-            if i.kind == "FULLTEXT" and self.lexical_property in i.properties
+            (
+                i
+                for i in self._by_label.get(label, ())
+                if i.kind == "FULLTEXT" and LEXICAL_PROPERTY in i.properties
+            ),
+            fields,
         )
 
     def vector_index(self, label: str) -> IndexInfo | None:
@@ -134,10 +152,14 @@ class IndexCatalog:
             if label not in GRAPH_OWNED_LABELS and self.vector_index(label) is not None
         )
 
-    def label_indexes(self, label: str) -> LabelIndexes:
-        return LabelIndexes(label, self.fulltext_index(label), self.vector_index(label))
+    def label_indexes(
+        self, label: str, fields: Sequence[str] = (LEXICAL_PROPERTY,)
+    ) -> LabelIndexes:
+        return LabelIndexes(label, self.fulltext_index(label, fields), self.vector_index(label))
 
-    def searchable(self, labels: Sequence[str] | None) -> list[LabelIndexes]:
+    def searchable(
+        self, labels: Sequence[str] | None, fields: Sequence[str] = (LEXICAL_PROPERTY,)
+    ) -> list[LabelIndexes]:
         """The labels a search reads (seed steps 1–2), each with both indexes ONLINE.
 
         Without `labels`, every entity label. A label whose FULLTEXT or VECTOR index is
@@ -148,7 +170,7 @@ class IndexCatalog:
         for label in chosen:
             if label in GRAPH_OWNED_LABELS:
                 raise Malformed("labels", f"`{label}` is owned by the graph, not an entity label")
-            indexes = self.label_indexes(label)
+            indexes = self.label_indexes(label, fields)
             for kind, state in (
                 ("FULLTEXT", indexes.fulltext_state),
                 ("VECTOR", indexes.vector_state),
@@ -157,6 +179,20 @@ class IndexCatalog:
                     raise IndexNotReady(label, kind, state.value)
             checked.append(indexes)
         return checked
+
+    def lexical_mismatches(
+        self, spec: LexicalIndexSpec, labels: Sequence[str] | None = None
+    ) -> list[str]:
+        """For the operator: each label whose FULLTEXT index is not what the settings ask for
+        (other fields, another analyzer), with the command that fixes it."""
+        found = []
+        for label in self.entity_labels() if labels is None else labels:
+            index = self.fulltext_index(label, spec.fields)
+            if index is not None:
+                problem = mismatch(spec, label, index.properties, index.analyzer)
+                if problem is not None:
+                    found.append(problem)
+        return found
 
     def passage_indexes(self) -> LabelIndexes:
         return LabelIndexes(
@@ -184,14 +220,17 @@ _last_read: WeakKeyDictionary[Graph, IndexCatalog] = WeakKeyDictionary()
 
 
 async def read_index_catalog(
-    graph: Graph, lexical_property: str = LEXICAL_PROPERTY, *, configuration: bool = True
+    graph: Graph, *, remember: bool = True, configuration: bool = True
 ) -> IndexCatalog:
-    """Every entity and passage index; `configuration=False` leaves out dimensions and
-    analyzers (searches need names, labels and states only)."""
+    """Every entity and passage index as it is now, kept as `graph`'s last read unless
+    `remember` is False (a read at start-up is no guess for the first search, which may come
+    much later). `configuration=False` leaves out dimensions and analyzers (searches need
+    names, labels, fields and states only)."""
     rows = await graph.read(SHOW_INDEXES if configuration else SHOW_INDEX_STATES, {})
     infos = tuple(info for row in rows if (info := IndexInfo.from_row(row)) is not None)
-    catalog = IndexCatalog(infos, lexical_property)
-    _last_read[graph] = catalog
+    catalog = IndexCatalog(infos)
+    if remember:
+        _last_read[graph] = catalog
     return catalog
 
 

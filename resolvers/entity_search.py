@@ -1,12 +1,18 @@
 """`searchEntities` (seed "entity search" steps 1–6, SPEC §3): arguments checked, labels and
 their indexes checked, the query embedded, one search statement (started before the index
 check returns, kept only if the check agrees), the loaders primed with what it read, so
-nested evidence costs no further round trip."""
+nested evidence costs no further round trip.
+
+The lexical side follows RETRIEVAL_LEXICAL_FIELDS and the coverage rule
+(retrieval/lexical_rule.py); a label whose FULLTEXT index is not what the settings ask for is
+still searched with the index it has, and the operator is told once, in the log, what to run.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -21,13 +27,17 @@ from contract.arguments import (
 from contract.errors import EvidenceGraphError, Malformed
 from graph import entity_search
 from graph.index_catalog import IndexCatalog, last_read_catalog, read_index_catalog
+from graph.lexical_index import LexicalIndexSpec
 from resolvers.context import Info
 from resolvers.entity_hit import EntityHit
 from resolvers.enums import SearchMode
 from resolvers.scope_input import ScopeInput
 from resolvers.selection import selects
+from retrieval.lexical_rule import LexicalRule, lexical_request
 from retrieval.query_words import lexical_query
 from vectorstores.base import VectorStore
+
+log = logging.getLogger(__name__)
 
 MAX_CANDIDATES_PER_LABEL = 1000  # seed step 3: "up to 1000"
 
@@ -67,27 +77,43 @@ async def read_external_store(
 
 
 def searched_targets(
-    catalog: IndexCatalog, labels: Sequence[str] | None
+    catalog: IndexCatalog, labels: Sequence[str] | None, fields: Sequence[str] = ("name",)
 ) -> list[entity_search.SearchTarget]:
     """Seed steps 1–2 on one catalog: the labels to search with their two ONLINE indexes
-    (`INDEX_NOT_READY` otherwise)."""
+    (`INDEX_NOT_READY` otherwise), each FULLTEXT index read on the `fields` it covers."""
     return [
-        entity_search.SearchTarget(t.label, t.fulltext.name, t.vector.name)
-        for t in catalog.searchable(labels)
+        entity_search.SearchTarget(
+            t.label,
+            t.fulltext.name,
+            t.vector.name,
+            tuple(f for f in fields if f in t.fulltext.properties),
+        )
+        for t in catalog.searchable(labels, fields)
         if t.fulltext is not None and t.vector is not None
     ]
 
 
 def guessed_targets(
-    catalog: IndexCatalog | None, labels: Sequence[str] | None
+    catalog: IndexCatalog | None, labels: Sequence[str] | None, fields: Sequence[str] = ("name",)
 ) -> list[entity_search.SearchTarget] | None:
     """The targets the last catalog read names, if a search could start from them."""
     if catalog is None:
         return None
     try:
-        return searched_targets(catalog, labels) or None
+        return searched_targets(catalog, labels, fields) or None
     except EvidenceGraphError:
         return None  # the fresh read decides which error, if any, the caller sees
+
+
+def report_index_mismatches(
+    catalog: IndexCatalog, rule: LexicalRule, labels: Sequence[str], reported: set[str]
+) -> None:
+    """Log, once per app and problem, each searched label whose FULLTEXT index is not what the
+    settings ask for, with the command that fixes it."""
+    for problem in catalog.lexical_mismatches(LexicalIndexSpec(rule.fields), labels):
+        if problem not in reported:
+            reported.add(problem)
+            log.warning("%s", problem)
 
 
 async def discard(task: asyncio.Future[Any]) -> None:
@@ -108,7 +134,7 @@ async def search_entities(
 ) -> list[EntityHit]:
     check_range("limit", limit, SEARCH_LIMIT)
     check_range("supportLimit", support_limit, SUPPORT_LIMIT)
-    words = checked_query(query)
+    checked_query(query)
     chosen_labels = check_names("labels", list(labels) if labels is not None else None, MAX_LABELS)
     if chosen_labels is not None and not chosen_labels:
         raise Malformed("labels", "name at least one label, or omit it to search every label")
@@ -124,6 +150,8 @@ async def search_entities(
         cap = min(cap, store.max_results)
 
     with_text = selects(info, ["evidence"])
+    rule: LexicalRule = context.services.settings.lexical
+    lexical = None if mode is SearchMode.SEMANTIC else lexical_request(query, rule)
 
     async def search(
         targets: Sequence[entity_search.SearchTarget],
@@ -135,7 +163,7 @@ async def search_entities(
             effective,
             targets=targets,
             mode=mode.name,
-            lexical_query=None if mode is SearchMode.SEMANTIC else words,
+            lexical=lexical,
             vector=vector,
             limit=limit,
             support_limit=support_limit,
@@ -153,13 +181,14 @@ async def search_entities(
     # if the fresh catalog names the same targets: the round trip of the catalog leaves the
     # critical path, and the answer is always one computed from this request's catalog.
     catalog_read = asyncio.ensure_future(read_index_catalog(context.graph, configuration=False))
-    guess = guessed_targets(last_read_catalog(context.graph), chosen_labels)
+    guess = guessed_targets(last_read_catalog(context.graph), chosen_labels, rule.fields)
     early: asyncio.Future[list[entity_search.EntityHitRecord]] | None = None
     try:
         vector = None if mode is SearchMode.LEXICAL else await embed_query(info, query)
         if guess is not None and store.in_graph:
             early = asyncio.ensure_future(search(guess, vector))
-        targets = searched_targets(await catalog_read, chosen_labels)
+        catalog = await catalog_read
+        targets = searched_targets(catalog, chosen_labels, rule.fields)
     except BaseException:
         for task in (catalog_read, early):
             if task is not None:
@@ -184,6 +213,9 @@ async def search_entities(
         )
         records = await search(targets, vector, external_reads)
 
+    report_index_mismatches(
+        catalog, rule, [t.label for t in targets], context.services.lexical_warnings
+    )
     loaders = context.loaders(effective)
     for record in records:
         loaders.entities_by_id.prime(record.entity.id, record.entity)

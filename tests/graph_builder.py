@@ -54,6 +54,7 @@ class GraphBuilder:
         mentions: dict[str, Sequence[int]] | None = None,
         labels: dict[str, Sequence[str]] | None = None,
         vectors: dict[str, list[float]] | None = None,
+        descriptions: dict[str, str] | None = None,
         relations: Sequence[tuple[str, str, str, Sequence[int] | None]] = (),
         external_mentions: dict[str, Sequence[str]] | None = None,
         passage_vectors: dict[int, list[float]] | None = None,
@@ -81,6 +82,7 @@ class GraphBuilder:
                     "id": self.entity_id(name),
                     "labels": list((labels or {}).get(name, ["Person"])),
                     "name": name,
+                    "description": (descriptions or {}).get(name),
                     "embedding": (vectors or {}).get(
                         name,
                         unit_vector(self.dimension, zlib.crc32(name.encode()) % self.dimension),

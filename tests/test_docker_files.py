@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+import tomllib
 from pathlib import Path
 
 import yaml
@@ -47,7 +48,13 @@ def test_the_service_settings_in_compose_are_ones_the_service_reads() -> None:
 
 
 def test_the_image_copies_every_python_package_of_the_service() -> None:
+    """The packages pyproject ships (`bench/` and `tests/` are not the service's)."""
     dockerfile = (DOCKER / "Dockerfile").read_text()
     copied = set(re.findall(r"^COPY (\w+)/ \1/$", dockerfile, flags=re.MULTILINE))
-    packages = {path.parent.name for path in ROOT.glob("*/__init__.py")} - {"tests", "bench"}
-    assert packages <= copied, f"not copied into the image: {sorted(packages - copied)}"
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    shipped = [
+        p.rstrip("*") for p in pyproject["tool"]["setuptools"]["packages"]["find"]["include"]
+    ]
+    packages = {path.parent.name for path in ROOT.glob("*/__init__.py")}
+    assert set(shipped) <= packages, f"pyproject ships what is not here: {set(shipped) - packages}"
+    assert set(shipped) <= copied, f"not copied into the image: {sorted(set(shipped) - copied)}"

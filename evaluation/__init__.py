@@ -1,0 +1,1 @@
+"""`evidencegraph eval`: labelled query sets and the measurement of retrieval quality."""

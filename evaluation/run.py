@@ -1,0 +1,158 @@
+"""One eval run: load each query set's data, then measure every variant and mode on it.
+
+1. load    the set's GraphRAG folder through `evidencegraph load`'s code path
+           (commands/load_command.py) into its own workspace, with the configured
+           embedder; a second run finds it unchanged and writes nothing
+2. index   each variant's FULLTEXT indexes, as `schema apply` makes them
+           (graph/graph_schema.py replaces a label's index that differs)
+3. search  every query in every mode, at limit 5 and 10, through the served app with the
+           variant's settings (evaluation/served_search.py), scoped to the workspace
+4. peer    optionally, neo4j-graphrag's retrievers on the same graph (evaluation/peer.py)
+5. restore the indexes the settings ask for, so the graph is left as `serve` expects
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import neo4j
+
+from api.embedder_setup import embedder_from
+from api.settings import Settings
+from commands.load_command import Source, load_source, make_searchable
+from commands.runtime import open_graph
+from embedding.query_cache import QueryEmbedder
+from evaluation.queryset import QuerySet, kinds_of
+from evaluation.report import Report
+from evaluation.served_search import MODES, served
+from evaluation.variants import Variant
+from graph.driver import Graph
+from graph.index_catalog import read_index_catalog
+from graph.lexical_index import LexicalIndexSpec
+
+
+class EvalFailed(RuntimeError):
+    """The eval could not measure (data not loaded whole, an index not ONLINE)."""
+
+
+@dataclass(frozen=True)
+class Plan:
+    querysets: Sequence[QuerySet]
+    variants: Sequence[Variant]
+    modes: Sequence[str] = MODES
+    peer: bool = False
+    workspace: str | None = None  # default: the query set's name
+
+
+PEER_NOTE = (
+    "peer rows: neo4j-graphrag's retrievers, embedding the query with the same embedder; "
+    "'one index' rows read a FULLTEXT (name) and a VECTOR index over every :Entity, "
+    "'per label' reads each label's own two indexes and merges the lists by score; the peer "
+    "sees every entity (no scope) and sends the query text to Lucene as typed"
+)
+
+
+def _say(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+async def _load(
+    graph: Graph, embedder: QueryEmbedder, queryset: QuerySet, workspace: str
+) -> set[str]:
+    if queryset.data is None:
+        raise EvalFailed(f"query set {queryset.name} names no data folder to load")
+    with contextlib.redirect_stdout(sys.stderr):  # stdout is the report's
+        result = await load_source(graph, embedder, Source(queryset.data, "graphrag", workspace))
+    if result.rejections:
+        raise EvalFailed(f"{queryset.data} did not load whole into workspace {workspace!r}")
+    return set(result.totals.labels)
+
+
+async def _index(graph: Graph, labels: set[str], dimension: int, spec: LexicalIndexSpec) -> None:
+    with contextlib.redirect_stdout(sys.stderr):
+        not_online = await make_searchable(graph, labels, dimension, spec)
+    if not_online:
+        raise EvalFailed(f"indexes not ONLINE: {'; '.join(not_online)}")
+
+
+async def _measure(
+    settings: Settings,
+    queryset: QuerySet,
+    variant: Variant,
+    modes: Sequence[str],
+    report: Report,
+    workspace: str,
+) -> None:
+    variant_settings = dataclasses.replace(settings, lexical=variant.rule)
+    async with served(variant_settings, [workspace]) as search:
+        for mode in modes:
+            _say(f"{queryset.name}: {variant.name} {mode}")
+            report.add(variant.name, mode, await search.answers(queryset.queries, mode))
+
+
+def _peer(
+    settings: Settings,
+    embedder: QueryEmbedder,
+    queryset: QuerySet,
+    label_indexes: list[tuple[str, str]],
+    report: Report,
+) -> None:
+    from evaluation import peer  # the optional extra; only loaded when asked for
+
+    driver = neo4j.GraphDatabase.driver(
+        settings.neo4j_uri,
+        auth=(settings.neo4j_user, str(settings.neo4j_password))
+        if settings.neo4j_password
+        else None,
+        notifications_min_severity="OFF",
+    )
+    try:
+        peer.create_peer_indexes(driver, embedder.identity.dimension)
+        try:
+            for method in peer.peer_methods(driver, embedder.embedder, label_indexes):
+                _say(f"{queryset.name}: {method.name}")
+                report.add(method.name, "-", [method.answer(q) for q in queryset.queries])
+        finally:
+            peer.drop_peer_indexes(driver)
+    finally:
+        driver.close()
+
+
+async def evaluate(settings: Settings, plan: Plan) -> list[Report]:
+    """Run `plan` against the Neo4j `settings` names; one report per query set."""
+    reports = []
+    embedder = QueryEmbedder(embedder_from(settings), size=0)
+    dimension = embedder.identity.dimension
+    configured = LexicalIndexSpec(settings.lexical.fields)
+    try:
+        async with open_graph(settings) as graph:
+            for queryset in plan.querysets:
+                workspace = plan.workspace or queryset.name
+                labels = await _load(graph, embedder, queryset, workspace)
+                report = Report(
+                    queryset.name,
+                    str(queryset.data),
+                    embedder.identity.describe(),
+                    tuple(kinds_of(queryset.queries)),
+                )
+                for variant in plan.variants:
+                    await _index(graph, labels, dimension, variant.index)
+                    await _measure(settings, queryset, variant, plan.modes, report, workspace)
+                await _index(graph, labels, dimension, configured)
+                if plan.peer:
+                    catalog = await read_index_catalog(graph)
+                    pairs = [
+                        (t.fulltext.name, t.vector.name)
+                        for t in catalog.searchable(sorted(labels))
+                        if t.fulltext is not None and t.vector is not None
+                    ]
+                    _peer(settings, embedder, queryset, pairs, report)
+                    report.notes.append(PEER_NOTE)
+                reports.append(report)
+    finally:
+        embedder.close()
+    return reports

@@ -1,0 +1,76 @@
+"""Each entity label's lexical index: the FULLTEXT index the service creates and expects.
+
+Seed step 2: "The call checks that each label has a full-text index on name". The service's
+own index of a label is `entity_name_fulltext_<label>`, over `name` (or `name` and
+`description` with RETRIEVAL_LEXICAL_FIELDS=name,description), with the analyzer below.
+`evidencegraph schema apply` (and `load`) create it and replace one that differs; searching
+still works with any FULLTEXT index on `name`, and a difference from what the settings ask for
+is reported with the command that fixes it (`mismatch`).
+
+The analyzer: the development query set could not tell the candidates apart, so `classic` was
+chosen for what it does to names (docs/retrieval-quality.md), and the held-out set confirmed
+it. It splits names on punctuation as `standard` does, but drops a possessive 's ("Scrooge's
+nephew" holds the token "scrooge"; `standard` keeps "scrooge's"), keeps digits (`simple`
+drops them) and does not stem (`english` makes "mrs" and "mr" one word). Function words are
+removed from the query before it is sent (retrieval/lexical_rule.py), so the analyzer's own
+short stop list changes nothing there.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+ENTITY_ANALYZER = "classic"
+PASSAGE_ANALYZER = "standard-no-stop-words"  # passage search is not changed by this rule
+
+REAPPLY = "run `evidencegraph schema apply`"
+
+
+def fulltext_index_name(label: str) -> str:
+    return f"entity_name_fulltext_{label}"
+
+
+@dataclass(frozen=True, slots=True)
+class LexicalIndexSpec:
+    """What a label's lexical index should cover and how it should analyse text."""
+
+    fields: tuple[str, ...] = ("name",)
+    analyzer: str = ENTITY_ANALYZER
+
+    def __post_init__(self) -> None:
+        # The analyzer's name is written into the index's DDL (graph/graph_schema.py).
+        if not re.fullmatch(r"[a-z0-9_-]+", self.analyzer):
+            raise ValueError(f"not an analyzer name: {self.analyzer!r}")
+        if "name" not in self.fields:
+            raise ValueError("the lexical index always covers `name` (seed step 2)")
+
+    def matches(self, properties: Sequence[str], analyzer: str | None) -> bool:
+        return set(properties) == set(self.fields) and analyzer == self.analyzer
+
+
+def mismatch(
+    spec: LexicalIndexSpec, label: str, properties: Sequence[str], analyzer: str | None
+) -> str | None:
+    """What is wrong with the FULLTEXT index a search of `label` uses, for the operator; None
+    when it is what the settings ask for (or `analyzer` is unknown and the fields are right).
+
+    >>> mismatch(LexicalIndexSpec(("name", "description")), "Person", ("name",), "classic")
+    "RETRIEVAL_LEXICAL_FIELDS=name,description but label Person's FULLTEXT index covers only name: run `evidencegraph schema apply`"
+    """  # noqa: E501
+    covered = ",".join(properties)
+    if set(properties) != set(spec.fields):
+        only = "only " if set(properties) < set(spec.fields) else ""
+        return (
+            f"RETRIEVAL_LEXICAL_FIELDS={','.join(spec.fields)} but label {label}'s FULLTEXT"
+            f" index covers {only}{covered}: {REAPPLY}"
+        )
+    # None: read without the index's configuration (a search's lean catalog read); the check
+    # at start reads it whole and reports the analyzer.
+    if analyzer is not None and analyzer != spec.analyzer:
+        return (
+            f"label {label}'s FULLTEXT index uses the analyzer {analyzer}, the"
+            f" service's is {spec.analyzer}: {REAPPLY}"
+        )
+    return None
