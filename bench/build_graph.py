@@ -19,7 +19,8 @@ that follows it):
 Then `apply_schema(graph, 384)`: constraints and both indexes of every label.
 
 Idempotent: a `:BenchGraph` marker node (not an entity label: it has no vector index) records
-the seed, scale and generator format. Same → nothing to do; other or unfinished → the graph
+the seed, scale and generator format. Same → only `apply_schema` (it replaces an index the
+current settings define otherwise); other or unfinished → the graph
 is wiped and rebuilt; a non-empty graph without a marker is not ours, and is left alone
 unless `--wipe` says otherwise. Passages carry no embedding (optional in SPEC §2; passage
 search is not what this benchmark measures).
@@ -337,7 +338,11 @@ async def build(graph: Graph, scale: Scale, seed: int, wipe: bool) -> None:
     marker = row["marker"]
     wanted = {"seed": seed, "scale": scale.name, "format": FORMAT, "state": "complete"}
     if marker == wanted:
-        progress(f"the graph is already built (scale {scale.name}, seed {seed}); nothing to do")
+        # The indexes still follow the service's current settings (an analyzer may have
+        # changed since the build): apply_schema replaces only what differs.
+        report = await apply_schema(graph, DIMENSION)
+        changed = f"; indexes replaced: {', '.join(report.created)}" if report.created else ""
+        progress(f"the graph is already built (scale {scale.name}, seed {seed}){changed}")
         return
     if row["populated"]:
         if marker is None and not wipe:

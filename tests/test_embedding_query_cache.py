@@ -12,17 +12,18 @@ import pytest
 
 from contract.errors import BackendUnavailable
 from embedding import query_cache
-from embedding.base import EmbedderIdentity
+from embedding.base import EmbedderIdentity, EmbedderKind
 from embedding.hashing import HashEmbedder
 from embedding.query_cache import QueryEmbedder
 
 
 class RecordingEmbedder:
     """Hash vectors, with a record of each call and its thread, and an optional gate that
-    holds every call until the test opens it."""
+    holds every call until the test opens it. Its kind decides where it runs: `openai` (the
+    default here) in a worker thread, `hash` on the loop."""
 
-    def __init__(self) -> None:
-        self.identity = EmbedderIdentity("hash", "recording", 8)
+    def __init__(self, kind: EmbedderKind = "openai") -> None:
+        self.identity = EmbedderIdentity(kind, "recording", 8)
         self.calls: list[list[str]] = []
         self.threads: list[int] = []
         self.started = threading.Event()
@@ -53,6 +54,16 @@ async def test_embeds_in_a_worker_thread() -> None:
     vector = await QueryEmbedder(embedder).embed_query("who founded acme")
     assert vector == tuple(HashEmbedder(8).embed(["who founded acme"])[0])
     assert embedder.threads != [threading.get_ident()]
+
+
+async def test_an_embedder_cheaper_than_a_thread_hop_runs_on_the_loop() -> None:
+    embedder = RecordingEmbedder(kind="hash")
+    queries = QueryEmbedder(embedder)
+    vector = await queries.embed_query("who founded acme")
+    assert vector == tuple(HashEmbedder(8).embed(["who founded acme"])[0])
+    assert embedder.threads == [threading.get_ident()]
+    assert await queries.embed_query("who founded acme") == vector
+    assert (queries.stats.hits, queries.stats.misses) == (1, 1)
 
 
 async def test_loop_keeps_running_while_embedding() -> None:
