@@ -181,6 +181,17 @@ async def test_parsing_and_validation_are_cached_across_requests(client: Client)
     assert validate_cache.cache_info().misses == validated.misses
 
 
+async def test_a_refused_document_is_refused_again_when_the_caches_know_it(
+    client: Client, neo4j_uri: str, graph: Graph
+) -> None:
+    for _ in range(3):  # the first request fills ParserCache and ValidationCache
+        assert "31 aliases found" in messages(await client.execute(aliased(31)))
+    async with serving(neo4j_uri, graph, GRAPHQL_MAX_DEPTH="4") as limited:
+        for _ in range(3):
+            assert "maximum operation depth of 4" in messages(await limited.execute(DEEPEST))
+        assert limited.statements == []
+
+
 async def test_client_errors_are_logged_below_error(
     client: Client, caplog: pytest.LogCaptureFixture
 ) -> None:
