@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
 import sys
 from datetime import timedelta
 
@@ -133,3 +134,22 @@ async def test_jobs_recover_command_fails_stale_running_jobs(
     assert f"failed and cleaned up job {running.job.id}" in stdout.decode()
     rows = await graph.read("MATCH (j:Job {id: $id}) RETURN j.status AS s", {"id": running.job.id})
     assert rows[0]["s"] == "FAILED"
+
+
+def test_every_command_loads_without_the_optional_extras() -> None:
+    """`pip install evidencegraph` without `[qdrant]`, `[peer]` or `[test]` still gives a
+    working command line: those packages are imported only by the commands that use them."""
+    blocked = ["qdrant_client", "neo4j_graphrag", "pytest", "hypothesis", "schemathesis"]
+    script = (
+        "import sys\n"
+        f"for name in {blocked!r}: sys.modules[name] = None  # importing it fails\n"
+        "from commands.main import build_parser\n"
+        "parser = build_parser()\n"
+        "for command in ('demo', 'serve', 'neo4j', 'schema', 'load', 'eval', 'jobs', 'vectors',"
+        " 'export-schema'):\n"
+        "    assert command in parser.format_help(), command\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr

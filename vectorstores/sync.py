@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from graph.driver import Graph
 from graph.entity_vectors import entity_vectors
 from graph.index_catalog import read_index_catalog
-from vectorstores.qdrant import QdrantVectorStore
+
+if TYPE_CHECKING:  # qdrant-client is the optional extra `qdrant`: the CLI loads without it
+    from vectorstores.qdrant import QdrantVectorStore
 
 
 async def sync_entity_vectors(
