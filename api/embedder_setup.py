@@ -71,12 +71,14 @@ def check_dimension(catalog: IndexCatalog, dimension: int) -> None:
         )
 
 
-async def check_graph_embedder(graph: Graph, identity: EmbedderIdentity) -> None:
+async def check_graph_embedder(graph: Graph, identity: EmbedderIdentity) -> IndexCatalog:
     """Stop (`SettingsError`) when the graph's vectors were made by another embedder: the one
-    its record names, or, without a record, one of another dimension. Reads only."""
+    its record names, or, without a record, one of another dimension. Reads only; returns the
+    index catalog it read, for the caller's other checks."""
     try:
         check_recorded(await read_recorded_embedder(graph), identity)
     except EmbedderMismatch as error:
         raise SettingsError(str(error)) from error
-    # A check, not a guess for the first search (graph/index_catalog.py): not remembered.
-    check_dimension(await read_index_catalog(graph, remember=False), identity.dimension)
+    catalog = await read_index_catalog(graph)
+    check_dimension(catalog, identity.dimension)
+    return catalog

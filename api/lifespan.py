@@ -20,7 +20,6 @@ from contract.errors import BackendUnavailable
 from embedding.base import EmbedderIdentity
 from embedding.query_cache import QueryEmbedder
 from graph.driver import Graph
-from graph.index_catalog import read_index_catalog
 from graph.lexical_index import LexicalIndexSpec
 
 log = logging.getLogger(__name__)
@@ -55,8 +54,9 @@ def lifespan_for(
         driver = create_driver(settings)
         graph = Graph(driver, settings.neo4j_database, settings.query_timeout_seconds)
         try:
-            await check_graph_at_start(graph, embedder.identity)
-            lexical_warnings = await check_lexical_indexes_at_start(graph, settings)
+            lexical_warnings = await check_graph_at_start(
+                graph, embedder.identity, LexicalIndexSpec(settings.lexical.fields)
+            )
             app.state.services = Services(
                 settings=settings,
                 graph=graph,
@@ -80,25 +80,20 @@ def lifespan_for(
     return lifespan
 
 
-async def check_graph_at_start(graph: Graph, identity: EmbedderIdentity) -> None:
-    """Refuse to serve vectors another embedder made (recorded, or of another dimension);
-    tolerate a graph that is still down (`/readyz` reports it until it answers). Reads only:
-    `serve` never writes."""
+async def check_graph_at_start(
+    graph: Graph, identity: EmbedderIdentity, lexical: LexicalIndexSpec
+) -> set[str]:
+    """Refuse to serve vectors another embedder made (recorded, or of another dimension), and
+    tell the operator each label whose FULLTEXT index is not what RETRIEVAL_LEXICAL_FIELDS asks
+    for (the search still runs on the index there is); returns the problems told, so that
+    searches do not repeat them. Tolerates a graph that is still down (`/readyz` reports it
+    until it answers). Reads only: `serve` never writes."""
     try:
-        await check_graph_embedder(graph, identity)
+        catalog = await check_graph_embedder(graph, identity)
     except BackendUnavailable:
         log.warning("Neo4j is not reachable yet; /readyz will say so until it is")
-
-
-async def check_lexical_indexes_at_start(graph: Graph, settings: Settings) -> set[str]:
-    """Tell the operator, at start, each label whose FULLTEXT index is not what
-    RETRIEVAL_LEXICAL_FIELDS asks for (the search still runs on the index there is); the
-    problems told, so that searches do not repeat them."""
-    try:
-        catalog = await read_index_catalog(graph, remember=False)
-    except BackendUnavailable:
-        return set()  # check_graph_at_start has warned already
-    problems = catalog.lexical_mismatches(LexicalIndexSpec(settings.lexical.fields))
+        return set()
+    problems = catalog.lexical_mismatches(lexical)
     for problem in problems:
         log.warning("%s", problem)
     return set(problems)

@@ -10,21 +10,24 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import sys
 
 import uvicorn
 
 from api.app import create_app
-from api.embedder_setup import configured_identity
-from api.lifespan import check_graph_at_start
+from api.embedder_setup import check_graph_embedder, configured_identity
 from api.settings import Settings, SettingsError
 from commands.runtime import EXIT_OK, EXIT_USAGE, open_graph
+from contract.errors import BackendUnavailable
 
 
 async def check_graph(settings: Settings) -> None:
-    """`SettingsError` when the graph's vectors were made by another embedder."""
+    """`SettingsError` when the graph's vectors were made by another embedder. A graph still
+    down passes: the lifespan says so, and `/readyz` reports it until it answers."""
     async with open_graph(settings) as graph:
-        await check_graph_at_start(graph, configured_identity(settings))
+        with contextlib.suppress(BackendUnavailable):
+            await check_graph_embedder(graph, configured_identity(settings))
 
 
 def serve(host: str, port: int, settings: Settings | None = None) -> int:

@@ -113,13 +113,12 @@ class QueryEmbedder:
         return vectors
 
     async def _compute(self, text: str) -> tuple[float, ...]:
-        pending = self._in_flight[text] = _InFlight()
         self.stats.misses += 1
+        if self.inline:  # nothing awaits, so no other request can be waiting for it
+            [vector] = self.embedder.embed([text])
+            return self._remember(text, tuple(vector))
+        pending = self._in_flight[text] = _InFlight()
         try:
-            if self.inline:
-                [vector] = self.embedder.embed([text])
-                pending.vector = tuple(vector)
-                return self._remember(text, pending.vector)
             # A cancelled request (client gone, deadline passed) returns at once instead of
             # waiting for the worker, which may be sitting in an endpoint's retries; the
             # worker finishes on its own and its vector is dropped.

@@ -219,18 +219,14 @@ class IndexCatalog:
 _last_read: WeakKeyDictionary[Graph, IndexCatalog] = WeakKeyDictionary()
 
 
-async def read_index_catalog(
-    graph: Graph, *, remember: bool = True, configuration: bool = True
-) -> IndexCatalog:
-    """Every entity and passage index as it is now, kept as `graph`'s last read unless
-    `remember` is False (a read at start-up is no guess for the first search, which may come
-    much later). `configuration=False` leaves out dimensions and analyzers (searches need
-    names, labels, fields and states only)."""
+async def read_index_catalog(graph: Graph, *, configuration: bool = True) -> IndexCatalog:
+    """Every entity and passage index as it is now, kept as `graph`'s last read (a search's
+    guess, always verified). `configuration=False` leaves out dimensions and analyzers
+    (searches need names, labels, fields and states only)."""
     rows = await graph.read(SHOW_INDEXES if configuration else SHOW_INDEX_STATES, {})
     infos = tuple(info for row in rows if (info := IndexInfo.from_row(row)) is not None)
     catalog = IndexCatalog(infos)
-    if remember:
-        _last_read[graph] = catalog
+    _last_read[graph] = catalog
     return catalog
 
 
