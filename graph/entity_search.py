@@ -29,12 +29,7 @@ from graph.driver import Graph
 from graph.fusion import RANK_AND_FUSE
 from graph.lookups import ENTITY_MAP, PASSAGE_MAP, scoped
 from graph.records import EntityRecord, PassageRecord
-from graph.visibility import (
-    current_version_once,
-    document_in_scope,
-    entity_returnable,
-    passage_current,
-)
+from graph.visibility import entity_returnable, visible_passages_of_entity
 from retrieval.lexical_rule import LexicalRequest
 
 # Lexical candidates of every label that hold enough of the query's words, best Lucene score
@@ -111,16 +106,10 @@ _SEMANTIC_LIST_FROM_STORE: LiteralString = (
 
 # Ranks among returnable entities, fusion, and the winners' support and evidence.
 _FUSE_AND_SUPPORT: LiteralString = (
-    RANK_AND_FUSE + " CALL (node) {"
-    "  MATCH (node)-[:MENTIONED_IN]->(evidence:Chunk)<-[:HAS_PART]-(d:Document)"
-    "  WHERE "
-    + document_in_scope("d")
-    + current_version_once("d", "evidence")
-    + "  UNWIND evidenceGrouped AS c"
-    "  WITH c, d WHERE "
-    + passage_current("c", "dCurrentVersion")
-    + "  WITH c, d ORDER BY d.id, c.position, c.id LIMIT $evidenceK"
-    "  RETURN collect(c.id) AS evidenceIds,"
+    RANK_AND_FUSE
+    + " CALL (node) { "
+    + visible_passages_of_entity("node", "$evidenceK")
+    + "  RETURN collect(c.id) AS evidenceIds,"
     "   collect(CASE WHEN $withText THEN " + PASSAGE_MAP + " END) AS passages"
     " }"
     " WITH node AS e, score, lexicalRank, semanticRank, evidenceIds, passages"

@@ -14,21 +14,28 @@ from contract.scope import Scope
 from graph.driver import Graph
 from graph.records import GRAPH_OWNED_LABELS, DocumentRecord, EntityRecord, PassageRecord
 from graph.visibility import (
-    current_version_once,
     document_in_scope,
+    document_visible,
     entity_returnable,
-    passage_current,
+    keep_current,
     visible_passages_of_entity,
 )
 
+
 # The map projections below are the shapes `records.*.from_map` reads.
-DOCUMENT_MAP: LiteralString = (
-    "{id: d.id, workspace: d.workspace, title: d.title, uri: d.uri,"
-    " currentVersion: d.currentVersion}"
-)
+def _document_map(current_version: LiteralString) -> LiteralString:
+    return (
+        "{id: d.id, workspace: d.workspace, title: d.title, uri: d.uri,"
+        " currentVersion: " + current_version + "}"
+    )
+
+
+DOCUMENT_MAP: LiteralString = _document_map("d.currentVersion")
+# Passages are projected only once found current, when their version is the document's:
+# reading `d.currentVersion` again could meet a commit that landed since the check.
 PASSAGE_MAP: LiteralString = (
     "{id: c.id, text: c.text, position: c.position, version: c.version, document: "
-    + DOCUMENT_MAP
+    + _document_map("c.version")
     + "}"
 )
 ENTITY_MAP: LiteralString = (
@@ -39,9 +46,9 @@ ENTITY_MAP: LiteralString = (
 PASSAGES_BY_ID: LiteralString = (
     "UNWIND $keys AS key"
     " MATCH (d:Document)-[:HAS_PART]->(c:Chunk {id: key})"
-    " WHERE " + document_in_scope("d") + current_version_once("d", "c") + " UNWIND cGrouped AS c"
-    " WITH c, d WHERE "
-    + passage_current("c", "dCurrentVersion")
+    " WHERE "
+    + document_in_scope("d")
+    + keep_current("d", "c")
     + " RETURN c.id AS key, "
     + PASSAGE_MAP
     + " AS passage"
@@ -50,11 +57,7 @@ PASSAGES_BY_ID: LiteralString = (
 DOCUMENTS_BY_ID: LiteralString = (
     "UNWIND $keys AS key"
     " MATCH (d:Document {id: key})"
-    " WHERE d.currentVersion >= 1 AND "
-    + document_in_scope("d")
-    + " RETURN key, "
-    + DOCUMENT_MAP
-    + " AS document"
+    " WHERE " + document_visible("d") + " RETURN key, " + DOCUMENT_MAP + " AS document"
 )
 
 ENTITIES_BY_ID: LiteralString = (
@@ -66,7 +69,7 @@ ENTITIES_BY_ID: LiteralString = (
 EVIDENCE_IDS_BY_ENTITY_ID: LiteralString = (
     "UNWIND $keys AS key"
     " MATCH (e:Entity {id: key.id})"
-    " CALL (e) { " + visible_passages_of_entity("e", "$maxLimit") + " }"
+    " CALL (e) { " + visible_passages_of_entity("e", "$maxLimit") + " RETURN collect(c.id) AS ids }"
     " RETURN key, ids[..key.limit] AS ids"
 )
 

@@ -82,17 +82,33 @@ def current_version_once(document: LiteralString, passages: LiteralString) -> Li
     )
 
 
-def visible_passages_of_entity(entity: LiteralString, limit: LiteralString) -> LiteralString:
-    """A subquery body yielding `ids`: up to `limit` visible passages mentioning `entity`,
-    in document-then-position order (SPEC §3 evidence order)."""
+def keep_current(document: LiteralString, passage: LiteralString) -> LiteralString:
+    """A pipeline stage after rows of in-scope (`document`, `passage`): keeps the current
+    passages, each document's version read once (`current_version_once`). Leaves exactly
+    `passage` and `document` bound."""
     return (
-        f"MATCH ({entity})-[:MENTIONED_IN]->(evidence:Chunk)<-[:HAS_PART]-(evidenceDoc:Document)"
-        f" WHERE {document_in_scope('evidenceDoc')}"
-        + current_version_once("evidenceDoc", "evidence")
-        + " UNWIND evidenceGrouped AS evidence"
-        " WITH evidence, evidenceDoc"
-        f" WHERE {passage_current('evidence', 'evidenceDocCurrentVersion')}"
-        f" WITH evidence, evidenceDoc ORDER BY evidenceDoc.id, evidence.position, evidence.id"
-        f" LIMIT {limit}"
-        f" RETURN collect(evidence.id) AS ids"
+        current_version_once(document, passage) + f" UNWIND {passage}Grouped AS {passage}"
+        f" WITH {passage}, {document}"
+        f" WHERE {passage_current(passage, document + 'CurrentVersion')}"
+    )
+
+
+def evidence_order(document: LiteralString, passage: LiteralString) -> LiteralString:
+    """SPEC §3 evidence order: by document id, then position, then passage id."""
+    return f"ORDER BY {document}.id, {passage}.position, {passage}.id"
+
+
+def document_visible(document: LiteralString) -> LiteralString:
+    """`document` is in scope and has a committed version (`currentVersion` 0 means none)."""
+    return f"({document}.currentVersion >= 1 AND {document_in_scope(document)})"
+
+
+def visible_passages_of_entity(entity: LiteralString, limit: LiteralString) -> LiteralString:
+    """A subquery body up to its RETURN: up to `limit` visible passages mentioning `entity`
+    as rows of `c` (the :Chunk) and `d` (its :Document), in evidence order."""
+    return (
+        f"MATCH ({entity})-[:MENTIONED_IN]->(c:Chunk)<-[:HAS_PART]-(d:Document)"
+        f" WHERE {document_in_scope('d')}"
+        + keep_current("d", "c")
+        + f" WITH c, d {evidence_order('d', 'c')} LIMIT {limit}"
     )

@@ -53,11 +53,11 @@ from graph.identifiers import relationship_types_pattern
 from graph.lookups import ENTITY_MAP, PASSAGE_MAP, scoped
 from graph.records import EntityRecord, PassageRecord
 from graph.visibility import (
-    current_version_once,
     document_in_scope,
     entity_returnable,
     entity_supported,
-    passage_current,
+    evidence_order,
+    keep_current,
 )
 from retrieval.walk_bookkeeping import Bound, WalkBookkeeping, WalkBounds
 
@@ -71,11 +71,10 @@ EDGE_SUPPORT: LiteralString = (
     " MATCH (d:Document)-[:HAS_PART]->(c:Chunk)"
     " WHERE c.id IN coalesce(r.passageIds, []) AND "
     + document_in_scope("d")
-    + current_version_once("d", "c")
-    + " UNWIND cGrouped AS c"
-    " WITH c, d WHERE "
-    + passage_current("c", "dCurrentVersion")
-    + " WITH c, d ORDER BY d.id, c.position, c.id LIMIT $evidenceLimit"
+    + keep_current("d", "c")
+    + " WITH c, d "
+    + evidence_order("d", "c")
+    + " LIMIT $evidenceLimit"
     " RETURN collect(c.id) AS evidenceIds,"
     " collect(CASE WHEN $withEvidence THEN " + PASSAGE_MAP + " END) AS evidence"
     " }"
