@@ -109,8 +109,15 @@ async def test_a_name_asked_for_with_extra_words_comes_back_first(
         "acme",
         names,
         mentions={n: [i] for i, n in enumerate(names)},
-        # The queries embed next to Babbage: only the lexical side can put Ada first.
-        vectors={n: axis(0) if n == "Charles Babbage" else axis(4) for n in names},
+        # The queries embed next to Babbage: only the lexical side can put Ada first. Ada and
+        # the society tie semantically (ranks 3 and 4, by id), so random ids cannot hand the
+        # society two semantic ranks more than Ada, which RRF would let outweigh the lexical.
+        vectors={
+            "Charles Babbage": axis(0),
+            "Analytical Engine": axis(1),
+            "Ada Lovelace": axis(4),
+            "Lovelace Notes Society": axis(4),
+        },
     )
     await apply_schema(graph, TEST_DIMENSION)
     for query in (
