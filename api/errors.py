@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable
 
 from graphql.error import GraphQLError
 from strawberry.extensions import MaskErrors
@@ -82,7 +81,11 @@ def log_error(error: GraphQLError) -> None:
     """Client errors below ERROR; unexpected ones at ERROR with their traceback."""
     original = error.original_error
     if isinstance(original, EvidenceGraphError) or is_graphql_client_error(error):
-        code = original.code if isinstance(original, EvidenceGraphError) else "MALFORMED"
+        code = (
+            original.code
+            if isinstance(original, EvidenceGraphError)
+            else CLIENT_ERROR_CODE_FOR_GRAPHQL
+        )
         log.info("client error %s at %s: %s", code, error.path, error.message)
     else:
         log.error("unexpected error at %s", error.path, exc_info=original or error)
@@ -91,12 +94,7 @@ def log_error(error: GraphQLError) -> None:
 class ErrorCodes(MaskErrors):
     """Strawberry's `MaskErrors`, turned into the contract's coded errors."""
 
-    def __init__(
-        self,
-        should_mask_error: Callable[[GraphQLError], bool] | None = None,
-        *,
-        hide_suggestions: bool = False,
-    ) -> None:
+    def __init__(self, *, hide_suggestions: bool = False) -> None:
         super().__init__()
         self.hide_suggestions = hide_suggestions
 

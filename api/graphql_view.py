@@ -36,7 +36,7 @@ from strawberry.types.execution import PreExecutionError
 
 from api import graphql_http
 from api.caller import identify
-from api.errors import ensure_coded, log_error
+from api.errors import coded_error, ensure_coded, log_error
 from api.graphiql import graphiql_page
 from api.services import Services
 from contract.errors import Malformed
@@ -169,9 +169,9 @@ class GraphQLView(GraphQL[RequestContext, None]):
         """The request error that stops the request before Strawberry parses it, if any."""
         if context.auth_error is not None:
             # Nothing of the schema is revealed to a caller without valid credentials.
-            error = context.auth_error
-            log_error(GraphQLError(error.message, original_error=error))
-            return GraphQLError(error.message, extensions={"code": error.code})
+            refused = GraphQLError(context.auth_error.message, original_error=context.auth_error)
+            log_error(refused)
+            return coded_error(refused)
         for data in request_data if isinstance(request_data, list) else [request_data]:
             if graphql_http.names_no_operation_of_several(data.query, data.operation_name):
                 return GraphQLError(

@@ -15,6 +15,12 @@ MAX_QUERY_LENGTH = 1000  # characters; a search query longer than this is refuse
 MAX_LABELS = 100
 MAX_RELATION_TYPES = 100
 MAX_NAME_LENGTH = 200  # a label or relation type name
+MAX_CANDIDATES_PER_LIST = 1000  # seed step 3: "up to 1000" candidates per label and list
+
+
+def candidates_per_list(limit: int) -> int:
+    """Seed step 3 / SPEC §3: each list reads `min(2·limit, 1000)` candidates per label."""
+    return min(2 * limit, MAX_CANDIDATES_PER_LIST)
 
 
 def check_range(argument: str, value: int, bounds: tuple[int, int]) -> int:

@@ -27,7 +27,6 @@ def _loader(
 class Loaders:
     """Everything a request may look up in one scope, batched per event-loop tick."""
 
-    scope: Scope
     passages_by_id: DataLoader[str, PassageRecord | None]
     documents_by_id: DataLoader[str, DocumentRecord | None]
     entities_by_id: DataLoader[str, EntityRecord | None]
@@ -41,7 +40,6 @@ class Loaders:
 
 def create_loaders(graph: Graph, scope: Scope) -> Loaders:
     return Loaders(
-        scope=scope,
         passages_by_id=_loader(graph, scope, lookups.passages_by_id),
         documents_by_id=_loader(graph, scope, lookups.documents_by_id),
         entities_by_id=_loader(graph, scope, lookups.entities_by_id),

@@ -31,6 +31,7 @@ class RequestContext:
     # False when FEDERATION_GATEWAY_TOKEN is set and the request did not carry it.
     through_gateway: bool = True
     _loaders: dict[Scope, Loaders] = field(default_factory=dict)
+    _grant_scope: Scope | None = None  # scope(None), worked out once per request
 
     def caller_grant(self) -> Grant:
         """The caller's grant; every operation needs one (SPEC §8)."""
@@ -50,8 +51,15 @@ class RequestContext:
         """The effective scope of a root field (SPEC §1)."""
         grant = self.caller_grant()
         if requested is None:
-            return effective_scope(grant)
+            if self._grant_scope is None:
+                self._grant_scope = effective_scope(grant)
+            return self._grant_scope
         return effective_scope(grant, requested.workspaces, requested.document_ids)
+
+    def grant_loaders(self) -> Loaders:
+        """The loaders of the caller's whole grant: federation references carry no scope, and
+        a gateway may send a thousand of them in one request."""
+        return self.loaders(self.scope(None))
 
     def loaders(self, scope: Scope) -> Loaders:
         """This request's loaders for `scope`; created on first use, never shared."""

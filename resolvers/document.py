@@ -33,6 +33,6 @@ class Document:
     @classmethod
     async def resolve_reference(cls, info: Info, id: strawberry.ID) -> Document | None:
         """Federation: the document, if it is in the caller's scope; else null."""
-        loaders = info.context.loaders(info.context.scope(None))
+        loaders = info.context.grant_loaders()
         record = await loaders.documents_by_id.load(str(id))
         return cls.from_record(record) if record else None

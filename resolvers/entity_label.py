@@ -41,4 +41,6 @@ class EntityLabel:
 
 async def entity_labels(info: Info) -> list[EntityLabel]:
     info.context.caller_grant()  # labels carry no data, but every operation authenticates
-    return EntityLabel.all_from_catalog(await read_index_catalog(info.context.graph))
+    return EntityLabel.all_from_catalog(
+        await read_index_catalog(info.context.graph, configuration=False)
+    )

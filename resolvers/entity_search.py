@@ -17,10 +17,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from contract.arguments import (
+    MAX_CANDIDATES_PER_LIST,
     MAX_LABELS,
     MAX_QUERY_LENGTH,
     SEARCH_LIMIT,
     SUPPORT_LIMIT,
+    candidates_per_list,
     check_names,
     check_range,
 )
@@ -38,8 +40,6 @@ from retrieval.query_words import lexical_query
 from vectorstores.base import VectorStore
 
 log = logging.getLogger(__name__)
-
-MAX_CANDIDATES_PER_LABEL = 1000  # seed step 3: "up to 1000"
 
 
 def checked_query(query: str) -> str:
@@ -141,8 +141,8 @@ async def search_entities(
     effective = info.context.scope(scope)
     context = info.context
     store = context.services.vector_store
-    candidates = min(2 * limit, MAX_CANDIDATES_PER_LABEL)
-    cap = MAX_CANDIDATES_PER_LABEL
+    candidates = candidates_per_list(limit)
+    cap = MAX_CANDIDATES_PER_LIST
     candidates_semantic = candidates
     if not store.in_graph and store.max_results is not None:
         # Seed step 3: the semantic read "is also capped at the store's max_results".
@@ -181,11 +181,15 @@ async def search_entities(
     # if the fresh catalog names the same targets: the round trip of the catalog leaves the
     # critical path, and the answer is always one computed from this request's catalog.
     catalog_read = asyncio.ensure_future(read_index_catalog(context.graph, configuration=False))
-    guess = guessed_targets(last_read_catalog(context.graph), chosen_labels, rule.fields)
+    guess = (
+        guessed_targets(last_read_catalog(context.graph), chosen_labels, rule.fields)
+        if store.in_graph  # an external store's search needs its candidates first
+        else None
+    )
     early: asyncio.Future[list[entity_search.EntityHitRecord]] | None = None
     try:
         vector = None if mode is SearchMode.LEXICAL else await embed_query(info, query)
-        if guess is not None and store.in_graph:
+        if guess is not None:
             early = asyncio.ensure_future(search(guess, vector))
         catalog = await catalog_read
         targets = searched_targets(catalog, chosen_labels, rule.fields)

@@ -37,6 +37,6 @@ class Passage:
     @classmethod
     async def resolve_reference(cls, info: Info, id: strawberry.ID) -> Passage | None:
         """Federation: the passage, if it is visible in the caller's scope; else null."""
-        loaders = info.context.loaders(info.context.scope(None))
+        loaders = info.context.grant_loaders()
         record = await loaders.passages_by_id.load(str(id))
         return cls.from_record(record) if record else None

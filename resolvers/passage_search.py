@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import asyncio
 
-from contract.arguments import SEARCH_LIMIT, check_range
+from contract.arguments import (
+    MAX_CANDIDATES_PER_LIST,
+    SEARCH_LIMIT,
+    candidates_per_list,
+    check_range,
+)
 from contract.errors import IndexNotReady
 from graph import passage_search
 from graph.index_catalog import IndexState, read_index_catalog
 from resolvers.context import Info
-from resolvers.entity_search import MAX_CANDIDATES_PER_LABEL, checked_query, embed_query
+from resolvers.entity_search import checked_query, embed_query
 from resolvers.enums import SearchMode
 from resolvers.passage_hit import PassageHit
 from resolvers.scope_input import ScopeInput
@@ -51,8 +56,8 @@ async def search_passages(
         vector=vector,
         limit=limit,
         rrf_k=context.services.settings.rrf_k,
-        candidates=min(2 * limit, MAX_CANDIDATES_PER_LABEL),
-        cap=MAX_CANDIDATES_PER_LABEL,
+        candidates=candidates_per_list(limit),
+        cap=MAX_CANDIDATES_PER_LIST,
     )
     loaders = context.loaders(effective)
     for record in records:

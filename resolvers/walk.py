@@ -1,17 +1,16 @@
 """`walk`: a relationship walk from one entity, and its `Edge` and `WalkResult` types (SPEC §5).
 
 The walk itself is `graph.walk.walk`; this module checks the arguments, raises UNAVAILABLE for
-a missing or hidden start, primes the request's loaders with what the walk read (so `source`,
-`target`, `nodes` and `evidence` cost no further statement) and maps records to types.
+a missing or hidden start, primes the request's loaders with what the walk read (so `evidence`,
+and any lookup of the same entities or passages in the operation, cost no further statement)
+and maps records to types.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Annotated
 
 import strawberry
-from strawberry.types.nodes import SelectedField, Selection
 
 from contract.arguments import (
     MAX_RELATION_TYPES,
@@ -31,6 +30,7 @@ from resolvers.entity import Entity, visible_passages
 from resolvers.enums import EdgeKind, WalkBound
 from resolvers.passage import Passage
 from resolvers.scope_input import ScopeInput
+from resolvers.selection import selects
 from retrieval.walk_bookkeeping import WalkBounds
 
 # One message for a missing and a hidden start, so the two cannot be told apart (SPEC §5).
@@ -123,19 +123,6 @@ class WalkResult:
         )
 
 
-def _selects(selections: Iterable[Selection], path: tuple[str, ...]) -> bool:
-    """Whether the selection reaches `path` (field names), through fragments too."""
-    if not path:
-        return True
-    for selection in selections:
-        if isinstance(selection, SelectedField):
-            if selection.name == path[0] and _selects(selection.selections, path[1:]):
-                return True
-        elif _selects(selection.selections, path):
-            return True
-    return False
-
-
 def _relation_types(
     values: list[str] | None, graph_owned: tuple[str, ...]
 ) -> tuple[str, ...] | None:
@@ -180,9 +167,7 @@ def _request(
         relation_types=_relation_types(relation_types, graph_owned),
         graph_owned_types=graph_owned,
         # Carrying passage text costs the steps only when the query will show it.
-        with_evidence=any(
-            _selects(field.selections, ("edges", "evidence")) for field in info.selected_fields
-        ),
+        with_evidence=selects(info, ["edges", "evidence"]),
     )
 
 
