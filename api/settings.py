@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from graph.records import GRAPH_OWNED_RELATION_TYPES
+from retrieval.fusion import DEFAULT_RRF_K
 from retrieval.lexical_rule import LEXICAL_FIELD_CHOICES, LexicalRule
 
 
@@ -118,7 +119,7 @@ class Settings:
     neo4j_database: str | None = None
     query_timeout_seconds: float = 10.0
     # Retrieval
-    rrf_k: int = 60
+    rrf_k: int = DEFAULT_RRF_K
     # RETRIEVAL_LEXICAL_FIELDS and RETRIEVAL_LEXICAL_MIN_COVERAGE (docs/retrieval-quality.md)
     lexical: LexicalRule = field(default_factory=LexicalRule)
     graph_owned_relation_types: tuple[str, ...] = GRAPH_OWNED_RELATION_TYPES
@@ -171,7 +172,7 @@ class Settings:
             neo4j_password=read.secret("NEO4J_PASSWORD"),
             neo4j_database=read.text("NEO4J_DATABASE"),
             query_timeout_seconds=read.number("NEO4J_QUERY_TIMEOUT_SECONDS", 10.0, 0.1, 3600),
-            rrf_k=read.integer("RETRIEVAL_RRF_K", 60, 1, 100_000),
+            rrf_k=read.integer("RETRIEVAL_RRF_K", DEFAULT_RRF_K, 1, 100_000),
             lexical=LexicalRule(
                 fields=read.lexical_fields("RETRIEVAL_LEXICAL_FIELDS"),
                 min_coverage=read.number("RETRIEVAL_LEXICAL_MIN_COVERAGE", 0.5, 0.0, 1.0),

@@ -18,22 +18,18 @@ import argparse
 import asyncio
 import dataclasses
 import os
-import socket
-import sys
 from pathlib import Path
 
-from api.embedder_setup import embedder_from
 from api.settings import Settings, SettingsError
 from commands.demo_examples import banner, walk_start
-from commands.load_command import Source, load_source, make_searchable
-from commands.runtime import EXIT_FAILURE, EXIT_USAGE, open_graph
+from commands.load_command import Source, load_and_index
+from commands.runtime import EXIT_FAILURE, EXIT_USAGE, say
 from commands.serve_command import serve
 from contract.errors import BackendUnavailable
 from embedding.mismatch import EmbedderMismatch
-from embedding.query_cache import QueryEmbedder
-from graph.lexical_index import LexicalIndexSpec
 from ingest.graphrag import read_graphrag
 from localneo4j.launch import LOOPBACK
+from localneo4j.process import port_taken
 from localneo4j.server import DEFAULT_BOLT_PORT, Neo4jUnavailable, start
 
 DEMO_DATA = Path(__file__).resolve().parent.parent / "data" / "graphrag-operation-dulce"
@@ -41,27 +37,14 @@ DEMO_WORKSPACE = "demo"
 DEFAULT_PORT = 8000
 
 
-def _say(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
-
-
-def _port_free(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        try:
-            probe.bind((LOOPBACK, port))
-        except OSError:
-            return False
-        return True
-
-
 def _neo4j_uri(neo4j_port: int | None) -> str:
     """NEO4J_URI when set; otherwise the local server's address, started if it is not."""
     configured = os.environ.get("NEO4J_URI")
     if configured:
-        _say(f"Neo4j: {configured} (from NEO4J_URI)")
+        say(f"Neo4j: {configured} (from NEO4J_URI)")
         return configured
-    server = start(port=neo4j_port, log=_say)
-    _say(
+    server = start(port=neo4j_port, log=say)
+    say(
         f"Neo4j: {server.bolt_uri} (data in {server.home}; "
         "`.venv/bin/evidencegraph neo4j stop` stops it)"
     )
@@ -71,29 +54,20 @@ def _neo4j_uri(neo4j_port: int | None) -> str:
 async def load_demo(settings: Settings) -> str | None:
     """Load the demo data (or find it unchanged) and make it searchable; the walk's start id,
     or None when the data could not be loaded whole."""
-    embedder = QueryEmbedder(embedder_from(settings), size=0)
-    try:
-        async with open_graph(settings) as graph:
-            source = Source(DEMO_DATA, "graphrag", DEMO_WORKSPACE)
-            result = await load_source(graph, embedder, source)
-            if result.rejections:
-                return None
-            dimension = embedder.identity.dimension
-            lexical = LexicalIndexSpec(settings.lexical.fields)
-            if await make_searchable(graph, result.totals.labels, dimension, lexical):
-                return None
-    finally:
-        embedder.close()
+    source = Source(DEMO_DATA, "graphrag", DEMO_WORKSPACE)
+    result, not_online = await load_and_index(settings, source, index_when_rejected=False)
+    if result.rejections or not_online:
+        return None
     return walk_start(read_graphrag(DEMO_DATA, DEMO_WORKSPACE).versions)
 
 
 def demo(arguments: argparse.Namespace) -> int:
     if not DEMO_DATA.is_dir():
-        _say(f"error: the demo data is not at {DEMO_DATA}; run the demo from a clone")
+        say(f"error: the demo data is not at {DEMO_DATA}; run the demo from a clone")
         return EXIT_USAGE
     port: int = arguments.port
-    if not _port_free(port):
-        _say(f"error: port {port} on {LOOPBACK} is in use; choose another with --port")
+    if port_taken(port):
+        say(f"error: port {port} on {LOOPBACK} is in use; choose another with --port")
         return EXIT_FAILURE
     try:
         settings = dataclasses.replace(
@@ -105,16 +79,16 @@ def demo(arguments: argparse.Namespace) -> int:
         )
         start_id = asyncio.run(load_demo(settings))
     except SettingsError as error:
-        _say(f"error: {error}")
+        say(f"error: {error}")
         return EXIT_USAGE
     except EmbedderMismatch as error:
-        _say(f"error: {error} (the demo data was loaded before with another embedder)")
+        say(f"error: {error} (the demo data was loaded before with another embedder)")
         return EXIT_USAGE
     except (Neo4jUnavailable, BackendUnavailable) as error:
-        _say(f"error: {error}")
+        say(f"error: {error}")
         return EXIT_FAILURE
     if start_id is None:
-        _say("error: the demo data did not load whole (see above)")
+        say("error: the demo data did not load whole (see above)")
         return EXIT_FAILURE
     print(banner(f"http://{LOOPBACK}:{port}/graphql", start_id), flush=True)
     return serve(LOOPBACK, port, settings)

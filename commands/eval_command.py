@@ -21,14 +21,13 @@ import dataclasses
 import importlib.util
 import logging
 import shutil
-import sys
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from api.settings import Settings, SettingsError
-from commands.runtime import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
+from commands.runtime import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, say
 from contract.errors import BackendUnavailable
 from evaluation.queryset import BUILT_IN, QuerySet, QuerySetError, built_in, read_queryset
 from evaluation.report import write_json
@@ -36,10 +35,6 @@ from evaluation.run import EvalFailed, Plan, evaluate
 from evaluation.served_search import MODES
 from evaluation.variants import chosen
 from localneo4j.server import Neo4jUnavailable
-
-
-def _say(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 @contextmanager
@@ -50,7 +45,7 @@ def fresh_neo4j() -> Iterator[str]:
 
     root = Path(tempfile.mkdtemp(prefix="evidencegraph-eval-"))
     try:
-        server = private_server(root, log=_say)
+        server = private_server(root, log=say)
         try:
             yield server.bolt_uri
         finally:
@@ -90,7 +85,7 @@ def run(arguments: argparse.Namespace) -> int:
 
 def _run(arguments: argparse.Namespace) -> int:
     if arguments.peer and importlib.util.find_spec("neo4j_graphrag") is None:
-        _say(
+        say(
             "error: --peer needs neo4j-graphrag, the optional extra `peer`: "
             ".venv/bin/pip install -e '.[peer]'"
         )
@@ -105,7 +100,7 @@ def _run(arguments: argparse.Namespace) -> int:
         )
         settings = dataclasses.replace(Settings.from_environ(), auth_mode="none")
     except (QuerySetError, ValueError, OSError) as error:
-        _say(f"error: {error}")
+        say(f"error: {error}")
         return EXIT_USAGE
     try:
         if arguments.neo4j_uri:
@@ -116,16 +111,16 @@ def _run(arguments: argparse.Namespace) -> int:
             with fresh_neo4j() as uri:
                 reports = asyncio.run(evaluate(dataclasses.replace(settings, neo4j_uri=uri), plan))
     except SettingsError as error:
-        _say(f"error: {error}")
+        say(f"error: {error}")
         return EXIT_USAGE
     except (EvalFailed, Neo4jUnavailable, BackendUnavailable) as error:
-        _say(f"error: {error}")
+        say(f"error: {error}")
         return EXIT_FAILURE
     for report in reports:
         print(report.text(), end="\n\n")
     if arguments.json is not None:
         write_json(reports, arguments.json)
-        _say(f"wrote {arguments.json}")
+        say(f"wrote {arguments.json}")
     return EXIT_OK
 
 

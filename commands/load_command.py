@@ -57,7 +57,7 @@ async def load_source(
     source: Source,
     owned_relation_types: tuple[str, ...] = GRAPH_OWNED_RELATION_TYPES,
 ) -> LoadResult:
-    """Load `source` into `graph` with progress on stderr, then make its labels searchable.
+    """Load `source` into `graph` with progress on stderr and its summary on stdout.
 
     Raises `NotGraphRagOutput` for a folder that is not one, `EmbedderMismatch` when the
     graph's vectors were made by another embedder.
@@ -114,21 +114,37 @@ async def make_searchable(
     return not_online
 
 
-async def load(settings: Settings, source: Source) -> int:
+async def load_and_index(
+    settings: Settings, source: Source, *, index_when_rejected: bool = True
+) -> tuple[LoadResult, list[str] | None]:
+    """Load `source` with the configured embedder into the Neo4j `settings` names, then make
+    the labels it wrote searchable (`make_searchable`, with RETRIEVAL_LEXICAL_FIELDS).
+
+    The load's result, and the indexes that are not ONLINE: None when lines were rejected and
+    `index_when_rejected` is off, for then nothing is indexed. Raises as `load_source` does.
+    """
     embedder = QueryEmbedder(embedder_from(settings), size=0)
     try:
         async with open_graph(settings) as graph:
             result = await load_source(graph, embedder, source, settings.graph_owned_relation_types)
+            if result.rejections and not index_when_rejected:
+                return result, None
             dimension = embedder.identity.dimension
             lexical = LexicalIndexSpec(settings.lexical.fields)
-            if await make_searchable(graph, result.totals.labels, dimension, lexical):
-                return EXIT_FAILURE
-            return EXIT_USAGE if result.rejections else EXIT_OK
+            return result, await make_searchable(graph, result.totals.labels, dimension, lexical)
+    finally:
+        embedder.close()
+
+
+async def load(settings: Settings, source: Source) -> int:
+    try:
+        result, not_online = await load_and_index(settings, source)
     except (NotGraphRagOutput, EmbedderMismatch) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    finally:
-        embedder.close()
+    if not_online:
+        return EXIT_FAILURE
+    return EXIT_USAGE if result.rejections else EXIT_OK
 
 
 def _handle(arguments: argparse.Namespace) -> int:

@@ -29,8 +29,9 @@ from ingest.load_report import LoadTotals, Rejection
 PLAIN_INTERVAL_SECONDS = 5.0
 
 
-def rejection_line(source: str, rejection: Rejection) -> str:
-    return f"{source}: {rejection.reason}"
+def rejection_line(describe: str, rejection: Rejection) -> str:
+    """Where the rejected line is (`describe` and its number), then why."""
+    return f"{describe} {rejection.number}: {rejection.reason}"
 
 
 class _Display:
@@ -76,8 +77,7 @@ class PlainProgress(_Display):
             print(f"load: {totals.progress_line()}", file=self._stream, flush=True)
 
     def rejected(self, rejection: Rejection) -> None:
-        where = f"{self._describe} {rejection.number}"
-        print(rejection_line(where, rejection), file=self._stream, flush=True)
+        print(rejection_line(self._describe, rejection), file=self._stream, flush=True)
 
 
 class _BarAndCounts(Progress):
@@ -122,8 +122,7 @@ class BarProgress(_Display):
         self._progress.update(self._task, completed=totals.documents_done)
 
     def rejected(self, rejection: Rejection) -> None:
-        where = f"{self._describe} {rejection.number}"
-        self._progress.console.print(rejection_line(where, rejection), markup=False)
+        self._progress.console.print(rejection_line(self._describe, rejection), markup=False)
 
 
 def progress_display(describe: str, total: int | None) -> PlainProgress | BarProgress:

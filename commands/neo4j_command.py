@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from commands.main import EXIT_FAILURE, EXIT_OK
+from commands.runtime import say
 from localneo4j.server import (
     DEFAULT_BOLT_PORT,
     Neo4jUnavailable,
@@ -78,15 +79,9 @@ def _port(text: str) -> int:
     return port
 
 
-def _progress(message: str) -> None:
-    print(message, file=sys.stderr)
-
-
 def _start(arguments: argparse.Namespace) -> int:
     try:
-        server = start(
-            arguments.home, port=arguments.port, wait_seconds=arguments.wait, log=_progress
-        )
+        server = start(arguments.home, port=arguments.port, wait_seconds=arguments.wait, log=say)
     except Neo4jUnavailable as error:
         print(f"evidencegraph neo4j start: {error}", file=sys.stderr)
         return EXIT_FAILURE

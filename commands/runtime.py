@@ -12,14 +12,20 @@ from typing import Any
 
 from api.lifespan import create_driver
 from api.settings import Settings, SettingsError
+
+# The exit codes are defined once, in commands.main, which imports no command module at load.
+from commands.main import EXIT_FAILURE as EXIT_FAILURE
+from commands.main import EXIT_OK as EXIT_OK
+from commands.main import EXIT_USAGE as EXIT_USAGE
 from contract.errors import BackendUnavailable
 from graph.driver import Graph
 
 log = logging.getLogger("evidencegraph")
 
-EXIT_OK = 0
-EXIT_FAILURE = 1
-EXIT_USAGE = 2
+
+def say(message: str) -> None:
+    """A progress or error line for the person at the terminal: stderr, at once."""
+    print(message, file=sys.stderr, flush=True)
 
 
 @asynccontextmanager

@@ -143,8 +143,5 @@ class QueryEmbedder:
                 self.stats.evictions += 1
         return vector
 
-    def clear(self) -> None:
-        self._cache.clear()
-
     def close(self) -> None:
         self.embedder.close()

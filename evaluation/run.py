@@ -22,9 +22,10 @@ from dataclasses import dataclass
 import neo4j
 
 from api.embedder_setup import embedder_from
+from api.lifespan import neo4j_auth
 from api.settings import Settings
 from commands.load_command import Source, load_source, make_searchable
-from commands.runtime import open_graph
+from commands.runtime import open_graph, say
 from embedding.query_cache import QueryEmbedder
 from evaluation.queryset import QuerySet, kinds_of
 from evaluation.report import Report
@@ -54,10 +55,6 @@ PEER_NOTE = (
     "'per label' reads each label's own two indexes and merges the lists by score; the peer "
     "sees every entity (no scope) and sends the query text to Lucene as typed"
 )
-
-
-def _say(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 async def _load(
@@ -90,7 +87,7 @@ async def _measure(
     variant_settings = dataclasses.replace(settings, lexical=variant.rule)
     async with served(variant_settings, [workspace]) as search:
         for mode in modes:
-            _say(f"{queryset.name}: {variant.name} {mode}")
+            say(f"{queryset.name}: {variant.name} {mode}")
             report.add(variant.name, mode, await search.answers(queryset.queries, mode))
 
 
@@ -104,17 +101,13 @@ def _peer(
     from evaluation import peer  # the optional extra; only loaded when asked for
 
     driver = neo4j.GraphDatabase.driver(
-        settings.neo4j_uri,
-        auth=(settings.neo4j_user, str(settings.neo4j_password))
-        if settings.neo4j_password
-        else None,
-        notifications_min_severity="OFF",
+        settings.neo4j_uri, auth=neo4j_auth(settings), notifications_min_severity="OFF"
     )
     try:
         peer.create_peer_indexes(driver, embedder.identity.dimension)
         try:
             for method in peer.peer_methods(driver, embedder.embedder, label_indexes):
-                _say(f"{queryset.name}: {method.name}")
+                say(f"{queryset.name}: {method.name}")
                 report.add(method.name, "-", [method.answer(q) for q in queryset.queries])
         finally:
             peer.drop_peer_indexes(driver)

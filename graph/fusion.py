@@ -4,7 +4,7 @@ Input: `lexical` and `semantic`, lists of `{node, score}` already filtered to wh
 may see and sorted best first (ties by id). Output: one row per winning `node` with
 `lexicalRank`, `semanticRank` (1-based positions in each list, null when absent) and `score`:
 RRF `Σ 1/($rrfK + rank)` in HYBRID, the list's own score in LEXICAL and SEMANTIC; best
-`$limit` rows, ties by id. `retrieval/fusion.py` is the same rule in Python.
+`$limit` rows, ties by id. `retrieval/fusion.py` holds the RRF score in Python, for the tests.
 """
 
 from __future__ import annotations

@@ -115,7 +115,7 @@ class LineChecker:
             self.fail(path, "is empty")
             return None
         for index, number in enumerate(value):
-            if not _is_finite_number(number):
+            if not is_finite_number(number):
                 self.fail(f"{path}[{index}]", f"{_show(number)} is not a finite number")
                 return None
         if self._dimensions is not None and len(value) != self._dimensions:
@@ -217,10 +217,11 @@ def _is_property_value(value: object) -> bool:
         return True
     if _is_integer(value):
         return -_INT64_MAX - 1 <= value <= _INT64_MAX
-    return _is_finite_number(value)
+    return is_finite_number(value)
 
 
-def _is_finite_number(value: object) -> bool:
+def is_finite_number(value: object) -> bool:
+    """An int or float (not a bool) that is finite; an int beyond any float is not."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
     try:

@@ -18,7 +18,6 @@ not fatal: it is skipped or resolved deterministically, counted and reported as 
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Container, Iterable
 from dataclasses import dataclass, replace
@@ -28,6 +27,7 @@ from typing import Any
 from contract.arguments import MAX_NAME_LENGTH
 from contract.identifiers import canonical_id
 from graph.records import GRAPH_OWNED_LABELS
+from ingest.bundle_checks import is_finite_number
 from ingest.document_version import (
     DocumentInfo,
     DocumentVersion,
@@ -197,11 +197,7 @@ def _relations(
         if isinstance(row["description"], str) and row["description"]:
             properties["description"] = row["description"]
         weight = row["weight"]
-        if (
-            isinstance(weight, int | float)
-            and not isinstance(weight, bool)
-            and math.isfinite(weight)
-        ):
+        if is_finite_number(weight):
             properties["weight"] = weight
         relation = RelationInput(
             relation_id,

@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from embedding.query_cache import QueryEmbedder
 from graph import jobs
@@ -38,6 +38,18 @@ EMBED_STEP = 128
 EMBED_WORKERS = 2
 
 Item = TypeVar("Item")
+
+
+class _Embeddable(Protocol):
+    """A passage or an entity of a line: its embedding, if the line gave one."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def embedding(self) -> tuple[float, ...] | None: ...
+
+
+Embeddable = TypeVar("Embeddable", bound=_Embeddable)
 
 
 def batches(items: Sequence[Item], size: int) -> Iterator[Sequence[Item]]:
@@ -109,34 +121,32 @@ class JobWriter:
             self._on_progress()
         return vectors
 
-    async def _passage_rows(self, passages: Sequence[PassageInput]) -> list[dict[str, Any]]:
-        missing = [p for p in passages if p.embedding is None]
+    async def _embeddings(
+        self, items: Sequence[Embeddable], text: Callable[[Embeddable], str]
+    ) -> list[list[float]]:
+        """Each item's embedding, in order: its own, else computed from `text(item)`."""
+        missing = [item for item in items if item.embedding is None]
         computed = dict(
             zip(
-                (p.id for p in missing),
-                await self._vectors([p.text for p in missing]),
+                (item.id for item in missing),
+                await self._vectors([text(item) for item in missing]),
                 strict=True,
             )
         )
         return [
-            {
-                "id": p.id,
-                "position": p.position,
-                "text": p.text,
-                "embedding": list(p.embedding) if p.embedding is not None else computed[p.id],
-            }
-            for p in passages
+            list(item.embedding) if item.embedding is not None else computed[item.id]
+            for item in items
+        ]
+
+    async def _passage_rows(self, passages: Sequence[PassageInput]) -> list[dict[str, Any]]:
+        embeddings = await self._embeddings(passages, lambda p: p.text)
+        return [
+            {"id": p.id, "position": p.position, "text": p.text, "embedding": embedding}
+            for p, embedding in zip(passages, embeddings, strict=True)
         ]
 
     async def _entity_rows(self, entities: Sequence[EntityInput]) -> list[dict[str, Any]]:
-        missing = [e for e in entities if e.embedding is None]
-        computed = dict(
-            zip(
-                (e.id for e in missing),
-                await self._vectors([entity_text(e) for e in missing]),
-                strict=True,
-            )
-        )
+        embeddings = await self._embeddings(entities, entity_text)
         return [
             {
                 "id": e.id,
@@ -144,9 +154,9 @@ class JobWriter:
                 "name": e.name,
                 "description": e.description,
                 "mentions": list(e.mentions),
-                "embedding": list(e.embedding) if e.embedding is not None else computed[e.id],
+                "embedding": embedding,
             }
-            for e in entities
+            for e, embedding in zip(entities, embeddings, strict=True)
         ]
 
 

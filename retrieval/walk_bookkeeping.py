@@ -93,10 +93,15 @@ class WalkBookkeeping(Generic[C]):
     # relationship id -> (the edge, the depth of the step that found it)
     edges: dict[str, tuple[C, int]] = field(default_factory=dict)
     cut: set[Bound] = field(default_factory=set)
-    ended: bool = False
 
     def __post_init__(self) -> None:
         self.depths.setdefault(self.start_id, 0)
+
+    @property
+    def ended(self) -> bool:
+        """A bound refused an edge (NODES or EDGES cut the walk): no further step may run.
+        CANDIDATES and DEPTH are recorded without ending it."""
+        return Bound.NODES in self.cut or Bound.EDGES in self.cut
 
     def take_step(
         self, depth: int, candidates: Iterable[C], more_remained: bool = False
@@ -121,7 +126,6 @@ class WalkBookkeeping(Generic[C]):
             refused = self._refusing_bounds(len(new_nodes))
             if refused:
                 self.cut.update(refused)
-                self.ended = True
                 break
             self.edges[candidate.id] = (candidate, depth)
             for node in new_nodes:
