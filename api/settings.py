@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import TypeVar
 
 from graph.records import GRAPH_OWNED_RELATION_TYPES
 from retrieval.fusion import DEFAULT_RRF_K
@@ -41,6 +42,9 @@ class Secret(str):
         return "Secret('**********')"
 
 
+N = TypeVar("N", int, float)
+
+
 class _Reader:
     def __init__(self, environ: Mapping[str, str]) -> None:
         self.environ = environ
@@ -56,25 +60,21 @@ class _Reader:
         return value
 
     def integer(self, key: str, default: int, low: int, high: int) -> int:
-        raw = self.text(key)
-        if raw is None:
-            return default
-        try:
-            value = int(raw)
-        except ValueError:
-            raise SettingsError(f"{key}={raw!r} is not an integer") from None
-        if not low <= value <= high:
-            raise SettingsError(f"{key}={value} must be between {low} and {high}")
-        return value
+        return self._bounded(key, default, low, high, int, "an integer")
 
     def number(self, key: str, default: float, low: float, high: float) -> float:
+        return self._bounded(key, default, low, high, float, "a number")
+
+    def _bounded(
+        self, key: str, default: N, low: N, high: N, parse: Callable[[str], N], noun: str
+    ) -> N:
         raw = self.text(key)
         if raw is None:
             return default
         try:
-            value = float(raw)
+            value = parse(raw)
         except ValueError:
-            raise SettingsError(f"{key}={raw!r} is not a number") from None
+            raise SettingsError(f"{key}={raw!r} is not {noun}") from None
         if not low <= value <= high:
             raise SettingsError(f"{key}={value} must be between {low} and {high}")
         return value
