@@ -10,12 +10,13 @@ unreachable server: nothing of the driver's message reaches a client.
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, LiteralString
 
 import neo4j
-from neo4j import AsyncDriver, AsyncManagedTransaction, Record
+from neo4j import AsyncDriver, Record
 from neo4j.exceptions import ClientError, ServiceUnavailable, SessionExpired
 
 from contract.errors import BackendUnavailable
@@ -62,7 +63,7 @@ class Graph:
     async def read(self, query: LiteralString, parameters: Mapping[str, Any]) -> list[Record]:
         """Run one read statement and return all its records."""
         self._observe(query, parameters)
-        try:
+        with self._contract_errors():
             async with self.driver.session(
                 database=self.database, default_access_mode=neo4j.READ_ACCESS
             ) as session:
@@ -70,18 +71,11 @@ class Graph:
                     neo4j.Query(query, timeout=self.query_timeout), dict(parameters)
                 )
                 return [record async for record in result]
-        except (ServiceUnavailable, SessionExpired) as error:
-            log.warning("Neo4j unreachable: %s", error)
-            raise BackendUnavailable("The graph database cannot be reached; try again.") from error
-        except ClientError as error:
-            if (error.code or "").startswith(TIMED_OUT_CODE_PREFIX):
-                raise timed_out(error, self.query_timeout) from error
-            raise
 
     async def write(self, query: LiteralString, parameters: Mapping[str, Any]) -> list[Record]:
         """Run one write statement in its own transaction (retried on transient errors)."""
         self._observe(query, parameters)
-        try:
+        with self._contract_errors():
             records, _, _ = await self.driver.execute_query(
                 neo4j.Query(query, timeout=self.query_timeout),
                 dict(parameters),
@@ -89,12 +83,6 @@ class Graph:
                 routing_=neo4j.RoutingControl.WRITE,
             )
             return list(records)
-        except (ServiceUnavailable, SessionExpired) as error:
-            raise BackendUnavailable("The graph database cannot be reached; try again.") from error
-        except ClientError as error:
-            if (error.code or "").startswith(TIMED_OUT_CODE_PREFIX):
-                raise timed_out(error, self.query_timeout) from error
-            raise
 
     async def auto_commit(self, query: LiteralString, parameters: Mapping[str, Any]) -> None:
         """Run a statement that manages its own transactions (`CALL … IN TRANSACTIONS`)."""
@@ -103,7 +91,15 @@ class Graph:
             result = await session.run(neo4j.Query(query), dict(parameters))
             await result.consume()
 
-    async def transaction(self, work: Callable[[AsyncManagedTransaction], Any]) -> Any:
-        """Run `work` in one write transaction: all of it commits, or none of it."""
-        async with self.driver.session(database=self.database) as session:
-            return await session.execute_write(work)
+    @contextlib.contextmanager
+    def _contract_errors(self) -> Iterator[None]:
+        """The driver's errors a client may see, as the contract's: unreachable, timed out."""
+        try:
+            yield
+        except (ServiceUnavailable, SessionExpired) as error:
+            log.warning("Neo4j unreachable: %s", error)
+            raise BackendUnavailable("The graph database cannot be reached; try again.") from error
+        except ClientError as error:
+            if (error.code or "").startswith(TIMED_OUT_CODE_PREFIX):
+                raise timed_out(error, self.query_timeout) from error
+            raise
