@@ -34,22 +34,27 @@ def embedder_from(settings: Settings) -> Embedder:
 def configured_identity(settings: Settings) -> EmbedderIdentity:
     """The identity the configured embedder will have, without loading a model or calling an
     endpoint (for checks that should fail in a second, before MiniLM's weights load)."""
+    dimension = configured_dimension(settings)
     if settings.embedder == "minilm":
-        return EmbedderIdentity("minilm", minilm.MODEL_NAME, minilm.DIMENSION)
+        return EmbedderIdentity("minilm", minilm.MODEL_NAME, dimension)
     if settings.embedder == "hash":
-        dimension = settings.embedder_dim or hashing.DEFAULT_DIMENSION
         return EmbedderIdentity("hash", hashing.MODEL_NAME, dimension)
-    if settings.embedder_dim is None or not settings.embedder_model:
-        raise SettingsError(
-            "EMBEDDER=openai needs EMBEDDER_MODEL and EMBEDDER_DIM, the model's name and the "
-            "dimension of its vectors"
-        )
-    return EmbedderIdentity("openai", settings.embedder_model, settings.embedder_dim)
+    if not settings.embedder_model:
+        raise SettingsError("EMBEDDER=openai needs EMBEDDER_MODEL, the model's name")
+    return EmbedderIdentity("openai", settings.embedder_model, dimension)
 
 
 def configured_dimension(settings: Settings) -> int:
-    """The dimension the configured embedder makes, without loading a model."""
+    """The dimension the configured embedder makes, without loading a model; the settings
+    checked as `embedding.factory.create_embedder` checks them, so `schema apply` refuses
+    what `serve` would."""
     if settings.embedder == "minilm":
+        if settings.embedder_dim not in (None, minilm.DIMENSION):
+            raise SettingsError(
+                f"EMBEDDER=minilm makes {minilm.DIMENSION}-dimensional vectors, but "
+                f"EMBEDDER_DIM is {settings.embedder_dim}: unset EMBEDDER_DIM or set it to "
+                f"{minilm.DIMENSION}"
+            )
         return minilm.DIMENSION
     if settings.embedder_dim is not None:
         return settings.embedder_dim

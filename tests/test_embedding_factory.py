@@ -6,6 +6,8 @@ from typing import Any
 
 import pytest
 
+from api.embedder_setup import configured_dimension
+from api.settings import Settings, SettingsError
 from embedding.base import Embedder, EmbedderConfigError, EmbedderIdentity
 from embedding.factory import create_embedder
 from embedding.hashing import HashEmbedder
@@ -77,3 +79,32 @@ def test_unknown_kind_lists_the_choices() -> None:
     with pytest.raises(EmbedderConfigError, match="EMBEDDER must be one of minilm, openai, hash"):
         make("bert")
     assert issubclass(EmbedderConfigError, ValueError)
+
+
+@pytest.mark.parametrize(
+    "environ",
+    [
+        {"EMBEDDER": "minilm", "EMBEDDER_DIM": "768"},
+        {"EMBEDDER": "openai", "EMBEDDER_MODEL": "m"},
+        {"EMBEDDER": "hash", "EMBEDDER_DIM": "0"},
+    ],
+)
+def test_commands_that_load_no_model_refuse_what_the_embedder_would(
+    environ: dict[str, str],
+) -> None:
+    """`schema apply` and `vectors sync` read the dimension without loading a model; they
+    refuse the settings `create_embedder` refuses, instead of creating indexes nothing serves."""
+    try:
+        settings = Settings.from_environ(environ)
+    except SettingsError:
+        return  # refused even earlier, while reading the settings
+    with pytest.raises(EmbedderConfigError):
+        create_embedder(
+            settings.embedder,
+            dimension=settings.embedder_dim,
+            url="http://127.0.0.1:9/v1",
+            model=settings.embedder_model,
+            api_key=None,
+        )
+    with pytest.raises(SettingsError):
+        configured_dimension(settings)
