@@ -1,4 +1,4 @@
 """The assembly: settings, lifespan, app factory, request context, auth and the schema object.
 
-No query logic lives here (STYLE: "api/ assembles").
+No query logic lives here (docs/architecture.md: `api/` assembles).
 """

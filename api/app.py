@@ -1,4 +1,4 @@
-"""The app factory: routes, middleware and lifespan from declared lists (STYLE 2).
+"""The app factory: routes, middleware and lifespan from declared lists.
 
 Run with `uvicorn --factory api.app:create_app` or `evidencegraph serve`.
 

@@ -1,4 +1,4 @@
-"""Authentication (SPEC §8): who is calling, and which workspaces they are granted.
+"""Authentication (contract §8): who is calling, and which workspaces they are granted.
 
 `Authorization: Bearer <token>` on every GraphQL operation. The mode is `AUTH_MODE`:
 
@@ -57,7 +57,7 @@ class NoAuthentication:
 
 
 def auth_mode_for(settings: Settings, host: str) -> str:
-    """`none` is the default only while the service listens on loopback (SPEC §8)."""
+    """`none` is the default only while the service listens on loopback (contract §8)."""
     if settings.auth_mode is not None:
         return settings.auth_mode
     if is_loopback(host):

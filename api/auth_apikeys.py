@@ -1,4 +1,4 @@
-"""`AUTH_MODE=apikeys` (SPEC §8): opaque keys, each granted a list of workspaces.
+"""`AUTH_MODE=apikeys` (contract §8): opaque keys, each granted a list of workspaces.
 
 `AUTH_API_KEYS_FILE` is a JSON object mapping each key to its workspaces:
 

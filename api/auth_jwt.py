@@ -1,4 +1,4 @@
-"""`AUTH_MODE=jwt` (SPEC §8): a signed JWT whose `workspaces` claim lists the granted workspaces.
+"""`AUTH_MODE=jwt` (contract §8): a signed JWT whose `workspaces` claim lists the grant.
 
 Keys, and the one algorithm each is accepted with (so `alg` in a token never chooses how it
 is checked; it only has to agree):

@@ -1,4 +1,4 @@
-"""Who is calling (SPEC §8): what one request's headers earn it, decided once per request.
+"""Who is calling (contract §8): what one request's headers earn it, decided once per request.
 
     Authorization verifies              → its grant
     no Authorization, gateway token ok  → the gateway itself: no workspace (api/gateway_token.py)

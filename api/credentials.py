@@ -1,4 +1,4 @@
-"""The credential every GraphQL operation carries (SPEC §8): `Authorization: Bearer <token>`.
+"""The credential every GraphQL operation carries (contract §8): `Authorization: Bearer <token>`.
 
 Shared by the JWT and API-key authenticators, so both refuse the same malformed headers with
 the same message.

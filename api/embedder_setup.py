@@ -1,4 +1,4 @@
-"""The embedder the settings name (SPEC §9), and the check that it fits the graph.
+"""The embedder the settings name (contract §9), and the check that it fits the graph.
 
 "The embedder's dimension must match the vector indexes; a mismatch stops the service at start
 with a clear message." Where a `load` recorded the embedder that made the vectors

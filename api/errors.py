@@ -1,4 +1,4 @@
-"""Errors as clients see them (SPEC §7): every error carries `extensions.code`; no internals.
+"""Errors as clients see them (contract §7): every error carries `extensions.code`; no internals.
 
 - `EvidenceGraphError` (contract/errors.py): its message and code go to the client.
 - Parse and validation errors, and variables that do not coerce: `MALFORMED`, with

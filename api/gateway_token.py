@@ -8,7 +8,7 @@ cannot promise that, `FEDERATION_GATEWAY_TOKEN` can. When it is set:
   length of what was sent); any other caller gets FORBIDDEN for those two fields. Every other
   field is unaffected.
 - The gateway still forwards the end user's `Authorization`, so `_entities` applies that
-  user's scope (SPEC §8).
+  user's scope (contract §8).
 - A request with the gateway token and no `Authorization` at all (the gateway composing the
   supergraph from `_service { sdl }`) is the gateway itself: it is granted no workspace, so it
   can read the schema and nothing else. An `Authorization` that does not verify is still

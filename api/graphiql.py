@@ -1,11 +1,12 @@
-"""The GraphiQL page (SPEC §11: "a browser asking for HTML gets GraphiQL, served from local
-assets") and the few files it loads, all served by this service: no CDN, so it works offline.
+"""The GraphiQL page (contract §11: a browser asking for HTML gets GraphiQL, served from the
+repository's own files) and the few files it loads, all served by this service: no CDN, so
+it works offline.
 
 The files come from the exact npm packages `web/package.json` pins (installed by `make setup`,
 `npm ci --prefix web`) plus the page's own start script and style sheet in `web/`. Only the
 files named in `ASSETS` are served; nothing else under `web/` is reachable.
 
-The page and its files carry no data and need no credentials (SPEC §8); every GraphQL
+The page and its files carry no data and need no credentials (contract §8); every GraphQL
 operation the page sends does, with the headers the user sets in GraphiQL's Headers editor.
 The page runs under a Content-Security-Policy that allows this origin only: no inline script
 or style, no other host. GraphiQL's style sheet embeds its fonts and icons as `data:` URLs,

@@ -1,4 +1,4 @@
-"""GraphQL over HTTP (the GraphQL-over-HTTP specification, SPEC §11): which media type a
+"""GraphQL over HTTP (the GraphQL-over-HTTP specification, contract §11): which media type a
 response is sent in, and which status it carries. Pure functions; `api/graphql_view.py` applies
 them to Strawberry's view.
 
@@ -127,7 +127,7 @@ def is_request_error(data: Any, errors: Sequence[GraphQLError] | None) -> bool:
 
 
 def response_status(media_type: str, body: Mapping[str, Any]) -> int:
-    """The status of a response whose GraphQL body is `body` (SPEC §11)."""
+    """The status of a response whose GraphQL body is `body` (contract §11)."""
     if media_type != GRAPHQL_RESPONSE_JSON or "data" in body:
         return 200
     codes = [str((e.get("extensions") or {}).get("code")) for e in body.get("errors") or ()]

@@ -1,4 +1,4 @@
-"""GraphQL hardening: Strawberry's stock extensions, configured from settings (STYLE 12).
+"""GraphQL hardening: Strawberry's stock extensions, configured from settings.
 
     GRAPHQL_MAX_TOKENS    MaxTokensLimiter: the parser stops at this many tokens, so a huge
                           document costs nothing to refuse

@@ -1,11 +1,11 @@
-"""`/graphql`: Strawberry's ASGI view, held to GraphQL over HTTP (SPEC §11, rules in
+"""`/graphql`: Strawberry's ASGI view, held to GraphQL over HTTP (contract §11, rules in
 `api/graphql_http.py`), with the request context built per request and GraphiQL for browsers.
 
 Where it departs from Strawberry's defaults, through Strawberry's own hooks:
 - the response media type follows `Accept` (`application/graphql-response+json` or
   `application/json`; neither → 406), and so does the status;
 - a request error (the operation never ran) has no `data` entry;
-- a caller without valid credentials is refused before parsing its document (SPEC §8: every
+- a caller without valid credentials is refused before parsing its document (contract §8: every
   operation needs credentials): `UNAUTHENTICATED`, 401 under the new media type;
 - `GET` never runs a mutation: 405 with `Allow: POST`; a body that is not JSON is 415; a
   non-string `operationName` is 400;

@@ -1,5 +1,5 @@
 """The lifespan owns the external resources: one async Neo4j driver (and the embedder), built
-at start, handed to requests as typed state, closed at shutdown (STYLE 4)."""
+at start, handed to requests as typed state, closed at shutdown."""
 
 from __future__ import annotations
 

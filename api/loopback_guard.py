@@ -1,6 +1,6 @@
 """While `AUTH_MODE` is unset, answer only requests that arrived on a loopback address.
 
-SPEC §8: "`none` is the default only while the service listens on loopback". `evidencegraph
+contract §8: `none` is the default only while the service listens on loopback. `evidencegraph
 serve` checks the address it binds before it starts (api/auth.py `auth_mode_for`), but
 `uvicorn --factory api.app:create_app --host 0.0.0.0` gives the app no way to know its host.
 The ASGI `scope["server"]` does: it is the local address each connection arrived on. So while

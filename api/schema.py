@@ -1,5 +1,5 @@
 """The schema object: the `Query` root as a Federation 2 subgraph, with cross-cutting policy
-added through stock extensions configured by small predicates (STYLE 12)."""
+added through stock extensions configured by small predicates."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Settings (SPEC §9), read once from the environment at the edge, typed, failing fast.
+"""Settings (contract §9), read once from the environment at the edge, typed, failing fast.
 
 Every setting has a safe default for local use. A bad value stops start-up with a message
 that names the variable and what it accepts. Secrets are kept out of `repr` and logs.
@@ -123,7 +123,7 @@ class Settings:
     # RETRIEVAL_LEXICAL_FIELDS and RETRIEVAL_LEXICAL_MIN_COVERAGE (docs/retrieval-quality.md)
     lexical: LexicalRule = field(default_factory=LexicalRule)
     graph_owned_relation_types: tuple[str, ...] = GRAPH_OWNED_RELATION_TYPES
-    # Embedder (SPEC §9)
+    # Embedder (contract §9)
     embedder: str = "minilm"
     embedder_url: str | None = None
     embedder_model: str | None = None
@@ -133,7 +133,7 @@ class Settings:
     vector_store: str = "neo4j"
     qdrant_path: Path | None = None
     vector_store_max_results: int = 1000
-    # Auth (SPEC §8); None: not set explicitly (allowed only on loopback, meaning `none`)
+    # Auth (contract §8); None: not set explicitly (allowed only on loopback, meaning `none`)
     auth_mode: str | None = None
     auth_jwt_secret: Secret | None = field(default=None, repr=False)
     auth_jwks_file: Path | None = None

@@ -1,9 +1,9 @@
-"""Build the benchmark graph: SPEC §2's model at scale, written directly with UNWIND batches.
+"""Build the benchmark graph: contract §2's model at scale, written directly with UNWIND batches.
 
     .venv/bin/python -m bench.build_graph --home /tmp/eg-bench/neo4j [--scale S|L] [--seed 7]
 
 S = 10,000 entities / 50,000 passages (default), L = 100,000 / 500,000. What it writes, as
-other pipelines may write the model (SPEC §2: the service must answer correctly on any graph
+other pipelines may write the model (contract §2: the service must answer correctly on any graph
 that follows it):
 - 3 workspaces (skewed 50/30/20), documents with 1–3 committed versions: every version is a
   COMMITTED `Job`, its chunks carry the job's id and version, `currentVersion` names the
@@ -12,7 +12,7 @@ that follows it):
   the first version of a document whose `currentVersion` is still 0;
 - 5 entity labels (about 1% of entities carry two), names from `bench/vocabulary.py`, 40%
   with a description, 384-d vectors from the `hash` embedder of `name` (or `name:
-  description`, SPEC §10), so `EMBEDDER=hash` queries meet them semantically too;
+  description`, contract §10), so `EMBEDDER=hash` queries meet them semantically too;
 - 1–20 mentions per entity (mean about 4.5), mostly current passages, some superseded or
   unfinished, clustered in a few documents, so some entities come back UNSUPPORTED;
 - about 3 relations per entity, 15% of them paths (no `passageIds`: absent or empty).
@@ -22,7 +22,7 @@ Idempotent: a `:BenchGraph` marker node (not an entity label: it has no vector i
 the seed, scale and generator format. Same → only `apply_schema` (it replaces an index the
 current settings define otherwise); other or unfinished → the graph
 is wiped and rebuilt; a non-empty graph without a marker is not ours, and is left alone
-unless `--wipe` says otherwise. Passages carry no embedding (optional in SPEC §2; passage
+unless `--wipe` says otherwise. Passages carry no embedding (optional in contract §2; passage
 search is not what this benchmark measures).
 """
 

@@ -1,6 +1,6 @@
-"""The floor: hybrid entity search (SPEC §3) as ONE hand-written Cypher statement.
+"""The floor: hybrid entity search (contract §3) as ONE hand-written Cypher statement.
 
-Written from SPEC §1–§3 and the lexical rule of docs/retrieval-quality.md alone, not from
+Written from contract §1–§3 and the lexical rule of docs/retrieval-quality.md alone, not from
 graph/entity_search.py, so the two can check each other. What a careful engineer who knows the
 graph would send:
 - every entity label's FULLTEXT (name) and VECTOR (embedding) index, their names read once
@@ -99,17 +99,17 @@ SEARCH: LiteralString = (
     " ORDER BY score DESC, id"
 )
 
-# The labels SPEC §1 says are the graph's own, never entity labels.
+# The labels contract §1 says are the graph's own, never entity labels.
 GRAPH_OWNED_LABELS = ["Entity", "Chunk", "Document", "Job", "Community", "ResolvedEntity"]
 
-# FULLTEXT and VECTOR index names of every entity label with both ONLINE (SPEC §1, §3).
+# FULLTEXT and VECTOR index names of every entity label with both ONLINE (contract §1, §3).
 INDEXES: LiteralString = (
     "SHOW INDEXES YIELD name, type, state, labelsOrTypes, properties"
     " WHERE type IN ['FULLTEXT', 'VECTOR'] AND size(labelsOrTypes) = 1"
     " RETURN name, type, state, labelsOrTypes[0] AS label, properties"
 )
 
-_WORDS = re.compile(r"[^\W_]+")  # SPEC §3: Unicode letters and digits; `\w` has `_` too
+_WORDS = re.compile(r"[^\W_]+")  # contract §3: Unicode letters and digits; `\w` has `_` too
 
 
 _POSSESSIVE = re.compile(r"(?<=[^\W_])['’`]s(?![^\W_])", re.IGNORECASE)

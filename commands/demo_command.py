@@ -1,4 +1,4 @@
-"""`evidencegraph demo` (SPEC §11): the README's first command. A local Neo4j, the demo data,
+"""`evidencegraph demo` (contract §11): the README's first command. A local Neo4j, the demo data,
 the service with GraphiQL, and two example queries that work as printed.
 
     1. Neo4j: the one `NEO4J_URI` names if set, else the local server (started if need be,

@@ -1,6 +1,6 @@
-"""`evidencegraph export-schema [--output PATH]` (SPEC §11): rewrite `schema.graphql`, the
+"""`evidencegraph export-schema [--output PATH]` (contract §11): rewrite `schema.graphql`, the
 schema as clients and gateways see it, from the code. The committed file is a contract: a test
-fails when it drifts from the code and lists what a change would break (STYLE 14)."""
+fails when it drifts from the code and lists what a change would break."""
 
 from __future__ import annotations
 

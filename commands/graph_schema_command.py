@@ -1,4 +1,4 @@
-"""`evidencegraph schema apply`: constraints and per-label indexes (SPEC §2, §11)."""
+"""`evidencegraph schema apply`: constraints and per-label indexes (contract §2, §11)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """`evidencegraph jobs recover [--older-than DURATION]`: fail stale RUNNING jobs and remove
-what they wrote (SPEC §2, §11). Only this command recovers; `serve` never changes data."""
+what they wrote (contract §2, §11). Only this command recovers; `serve` never changes data."""
 
 from __future__ import annotations
 

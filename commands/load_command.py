@@ -1,4 +1,4 @@
-"""`evidencegraph load [--format bundle|graphrag] [--workspace W] PATH` (SPEC §10, §11).
+"""`evidencegraph load [--format bundle|graphrag] [--workspace W] PATH` (contract §10, §11).
 
 Loads a bundle file (JSON Lines, one document version per line) or a Microsoft GraphRAG output
 folder through the write path, shows its progress, ends with a summary and by creating the

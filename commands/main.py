@@ -1,4 +1,4 @@
-"""`evidencegraph`: the one entry point (SPEC §11). Exit codes: 0 ok, 2 bad usage or input, 1 else.
+"""`evidencegraph`: the one entry point (contract §11). Exit codes: 0 ok, 2 bad usage, 1 else.
 
 Each command group lives in its own module and contributes `register(subcommands)`, which adds
 its parser and sets `handler` (a function of the parsed arguments returning an exit code).

@@ -1,4 +1,4 @@
-"""`evidencegraph neo4j start|stop|status`: a local Neo4j Community server (SPEC §11).
+"""`evidencegraph neo4j start|stop|status`: a local Neo4j Community server (contract §11).
 
 Loopback only, authentication off. `start` prints the Bolt URI on stdout, also when the server
 already runs, so scripts can capture it (`uri=$(evidencegraph neo4j start)`); progress goes to

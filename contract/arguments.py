@@ -1,13 +1,13 @@
-"""Argument ranges of the GraphQL contract (SPEC §3, §5, §6), checked before any I/O."""
+"""Argument ranges of the GraphQL contract (contract §3, §5, §6), checked before any I/O."""
 
 from __future__ import annotations
 
 from contract.errors import Malformed
 from contract.identifiers import is_canonical_uuid
 
-SEARCH_LIMIT = (1, 100)  # SPEC §3: default 10
-SUPPORT_LIMIT = (0, 10)  # SPEC §3: default 3
-WALK_DEPTH = (1, 2)  # SPEC §5: default 1
+SEARCH_LIMIT = (1, 100)  # contract §3: default 10
+SUPPORT_LIMIT = (0, 10)  # contract §3: default 3
+WALK_DEPTH = (1, 2)  # contract §5: default 1
 WALK_MAX_NODES = (1, 500)  # default 50; counts the start
 WALK_MAX_EDGES = (1, 1000)  # default 100
 WALK_MAX_CANDIDATES = (1, 5000)  # default 500
@@ -19,7 +19,7 @@ MAX_CANDIDATES_PER_LIST = 1000  # seed step 3: "up to 1000" candidates per label
 
 
 def candidates_per_list(limit: int) -> int:
-    """Seed step 3 / SPEC §3: each list reads `min(2·limit, 1000)` candidates per label."""
+    """Seed step 3 / contract §3: each list reads `min(2·limit, 1000)` candidates per label."""
     return min(2 * limit, MAX_CANDIDATES_PER_LIST)
 
 

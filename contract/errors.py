@@ -1,4 +1,4 @@
-"""The errors a client can see (SPEC §7), drawn here once.
+"""The errors a client can see (contract §7), drawn here once.
 
     EvidenceGraphError                 every error that reaches a client as a GraphQL error
     ├── Malformed          MALFORMED          an argument is invalid; says which and what is allowed

@@ -1,4 +1,4 @@
-"""Ids in the graph are canonical lowercase UUID strings (SPEC §2)."""
+"""Ids in the graph are canonical lowercase UUID strings (contract §2)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import uuid
 
 _CANONICAL_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
-# The namespace for ids derived from foreign ids (GraphRAG's 128-hex digests, SPEC §10).
+# The namespace for ids derived from foreign ids (GraphRAG's 128-hex digests, contract §10).
 DERIVED_ID_NAMESPACE = uuid.UUID("5b0f8a52-8a7f-4c8e-9d55-6f1e2a9c3e10")
 
 

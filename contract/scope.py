@@ -1,4 +1,4 @@
-"""Effective scope (SPEC §1): the documents one request field may read.
+"""Effective scope (contract §1): the documents one request field may read.
 
 Effective scope = the workspaces the caller is granted ∩ `scope.workspaces` (if given)
 ∩ `scope.documentIds` (if given). A caller granted every workspace (`AUTH_MODE=none`) has no

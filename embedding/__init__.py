@@ -1,4 +1,4 @@
-"""Embedders behind one interface (SPEC §9), and the query-vector cache.
+"""Embedders behind one interface (contract §9), and the query-vector cache.
 
 `base` is the interface (`Embedder`, `EmbedderIdentity`, the errors); `minilm`, `hashing` and
 `openai_compatible` are the three kinds `EMBEDDER` selects; `factory.create_embedder` builds

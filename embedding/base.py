@@ -1,4 +1,4 @@
-"""What every embedder is (SPEC §9): an identity, a synchronous `embed`, and `close`.
+"""What every embedder is (contract §9): an identity, a synchronous `embed`, and `close`.
 
 Vectors are L2-normalised, so a dot product is a cosine and any store (Neo4j's vector index,
 Qdrant) ranks them the same way. The identity is what gets recorded beside stored vectors:

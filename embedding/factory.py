@@ -1,4 +1,4 @@
-"""Builds the embedder the settings name (SPEC §9: `EMBEDDER`, `EMBEDDER_URL`,
+"""Builds the embedder the settings name (contract §9: `EMBEDDER`, `EMBEDDER_URL`,
 `EMBEDDER_MODEL`, `EMBEDDER_DIM`, `EMBEDDER_API_KEY`).
 
 Settings are parsed at the edge (api/ reads the environment); this checks that they make

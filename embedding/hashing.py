@@ -1,4 +1,4 @@
-"""The `hash` embedder (SPEC §9, `EMBEDDER=hash`): deterministic vectors without a model.
+"""The `hash` embedder (contract §9, `EMBEDDER=hash`): deterministic vectors without a model.
 
 Feature hashing: every lowercase word and every character trigram of a word (with `^`/`$`
 marking its ends) adds ±weight to one of `dimension` buckets, chosen by blake2b so the

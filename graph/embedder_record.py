@@ -1,11 +1,11 @@
-"""The graph's record of the embedder that made its vectors (SPEC §9).
+"""The graph's record of the embedder that made its vectors (contract §9).
 
     (:EmbeddingModel {id: 'current', kind, model, dimension, recordedAt})
 
 One node the service owns, written by the first `load` that writes anything and read by every
 later `load` and by `serve` at start (`embedding.mismatch` says what a mismatch means). It is
 not an entity: it has no `Entity` label and no vector index, so it is never an entity label
-(SPEC §1) and no search reads it. Graphs written by other pipelines have no record; for them
+(contract §1) and no search reads it. Graphs written by other pipelines have no record; for them
 the vector indexes' dimension is the only check (`api.embedder_setup.check_dimension`).
 """
 

@@ -1,4 +1,4 @@
-"""Entity search in one statement (seed "entity search" steps 1–6, SPEC §3).
+"""Entity search in one statement (seed "entity search" steps 1–6, contract §3).
 
     3. "Each reads up to twice limit candidates for each label, up to 1000. [...] When the
        first semantic read fills up and fewer than limit of its entities are visible, the

@@ -1,4 +1,4 @@
-"""Ranking and fusion in Cypher, shared by entity and passage search (SPEC §3, §4).
+"""Ranking and fusion in Cypher, shared by entity and passage search (contract §3, §4).
 
 Input: `lexical` and `semantic`, lists of `{node, score}` already filtered to what the caller
 may see and sorted best first (ties by id). Output: one row per winning `node` with

@@ -1,4 +1,4 @@
-"""`evidencegraph schema apply`: constraints and per-label indexes (SPEC §2). Idempotent.
+"""`evidencegraph schema apply`: constraints and per-label indexes (contract §2). Idempotent.
 
 A label's lexical index that differs from what the settings ask for (other fields, another
 analyzer: graph/lexical_index.py) is dropped and created again; Neo4j refuses a second

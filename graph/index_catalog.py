@@ -1,7 +1,7 @@
 """Which labels are entity labels, and the state of their two indexes (seed steps 1–2).
 
 An entity label is a label other than the graph-owned ones that has a VECTOR index on
-`embedding` (SPEC §1). Each must also have a FULLTEXT index covering `name`; a missing index,
+`embedding` (contract §1). Each must also have a FULLTEXT index covering `name`; a missing index,
 or one that is not ONLINE, makes a search of that label fail with `INDEX_NOT_READY`. Where a
 label has several, the one covering exactly the fields RETRIEVAL_LEXICAL_FIELDS names is used
 (graph/lexical_index.py says what the service creates).
@@ -10,7 +10,7 @@ Every request reads the catalog afresh (indexes come and go while the service ru
 last catalog read through a `Graph` is also kept, as a guess a search may start from while
 the fresh read is on its way: the search keeps its answer only when the fresh read names the
 same targets (resolvers/entity_search.py), so the guess saves time and never decides an answer
-(SPEC §2).
+(contract §2).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The write path (SPEC §2): writing one document version is a job.
+"""The write path (contract §2): writing one document version is a job.
 
     1. begin   create Job{RUNNING} with version = the document's next version
     2. write   chunks carrying `jobId` and that version, then mentions and relations

@@ -1,4 +1,4 @@
-"""Batched lookups by id, each returning only what the caller may see (SPEC §1, §8).
+"""Batched lookups by id, each returning only what the caller may see (contract §1, §8).
 
 Every statement honours the batch contract: `UNWIND $keys`, one row per key found, and the
 caller rebuilds results in key order with `None` (or `[]`) for missing *and* hidden keys, so a

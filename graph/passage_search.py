@@ -1,5 +1,6 @@
-"""Passage search in one statement (SPEC §4): "Same query rules over visible passages: FULLTEXT
-index on `Chunk.text` and VECTOR index on `Chunk.embedding` (when present), RRF in HYBRID mode."
+"""Passage search in one statement (contract §4): the entity search's query rules over
+visible passages, the FULLTEXT index on `Chunk.text` and the VECTOR index on `Chunk.embedding`
+(when present), RRF in HYBRID mode.
 
 Candidates per list: `min(2·limit, 1000)`; only visible passages are ranked; the semantic read
 is repeated at the cap when it came back full with fewer than `limit` visible passages.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-# Labels and relationship types the graph itself owns (SPEC §1, §2).
+# Labels and relationship types the graph itself owns (contract §1, §2).
 GRAPH_OWNED_LABELS: tuple[str, ...] = (
     "Entity",
     "Chunk",

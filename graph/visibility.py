@@ -1,4 +1,4 @@
-"""The visibility rule (SPEC §1), written once and composed into every read.
+"""The visibility rule (contract §1), written once and composed into every read.
 
     in scope (passage)  its document is in the effective scope
     current  (passage)  chunk.version = document.currentVersion AND (chunk.jobId IS NULL OR
@@ -94,7 +94,7 @@ def keep_current(document: LiteralString, passage: LiteralString) -> LiteralStri
 
 
 def evidence_order(document: LiteralString, passage: LiteralString) -> LiteralString:
-    """SPEC §3 evidence order: by document id, then position, then passage id."""
+    """contract §3 evidence order: by document id, then position, then passage id."""
     return f"ORDER BY {document}.id, {passage}.position, {passage}.id"
 
 

@@ -1,4 +1,4 @@
-"""The relationship walk (SPEC §5): its Cypher, and the loop that runs one walk.
+"""The relationship walk (contract §5): its Cypher, and the loop that runs one walk.
 
 Seed, "Relationship walk":
   1. "The call checks that entity_id is a canonical lowercase UUID string and that the entity
@@ -162,7 +162,7 @@ _stored_types: WeakKeyDictionary[Graph, tuple[str, ...]] = WeakKeyDictionary()
 
 @dataclass(frozen=True, slots=True)
 class WalkRequest:
-    """A checked walk: the resolver validated every value (SPEC §5, §7)."""
+    """A checked walk: the resolver validated every value (contract §5, §7)."""
 
     start_id: str
     depth: int

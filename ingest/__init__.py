@@ -1,4 +1,4 @@
-"""Loading data into the graph (SPEC §10).
+"""Loading data into the graph (contract §10).
 
 The readers here are pure: `bundle` streams a bundle file and `graphrag` maps a Microsoft
 GraphRAG output folder, both into `document_version.DocumentVersion` values, one per job.

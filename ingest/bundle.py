@@ -1,13 +1,13 @@
-"""Reading a bundle file (SPEC §10) line by line, checking everything a database is not needed for.
+"""Reading a bundle file (contract §10) line by line, checking all that needs no database.
 
-SPEC §10: "JSON Lines, one document version per line ... Each line is one job. ... Invalid
-lines are reported with their line number and nothing of that line is written." A line may
+contract §10: JSON Lines, one document version per line, each line one job; an invalid line
+is reported with its number and nothing of it is written. A line may
 also refer to entities and passages already stored; those references cannot be checked here,
 so they come back as the version's external references for the loader to look up.
 
 The file is read one line at a time, so a bundle of any size is read in bounded memory (a
 single line is held whole: it is one job). Blank lines are skipped. Ids are never repaired:
-SPEC §2 says every id is a canonical lowercase UUID, and a bundle is its producer's word.
+contract §2 says every id is a canonical lowercase UUID, and a bundle is its producer's word.
 
     >>> import json
     >>> parse_line(json.dumps({"document": {"id": "x", "workspace": "w"}, "passages": []}))
@@ -34,7 +34,7 @@ from ingest.document_version import (
 
 _BOM = b"\xef\xbb\xbf"
 
-# The keys each object of a line may have (SPEC §10); which are required, the checks say.
+# The keys each object of a line may have (contract §10); which are required, the checks say.
 _LINE_FIELDS = ("document", "passages", "entities", "relations")
 _DOCUMENT_FIELDS = ("id", "workspace", "title", "uri")
 _PASSAGE_FIELDS = ("id", "position", "text", "embedding")
@@ -161,7 +161,7 @@ def _relation(check: LineChecker, value: object, path: str) -> RelationInput:
         type=check.relation_type(item["type"], f"{path}.type"),
         source=check.uuid(item["source"], f"{path}.source"),
         target=check.uuid(item["target"], f"{path}.target"),
-        # Absent, null and empty mean the same: the relation is a path (SPEC §2).
+        # Absent, null and empty mean the same: the relation is a path (contract §2).
         passage_ids=()
         if passage_ids is None or passage_ids is MISSING
         else check.uuids(passage_ids, f"{path}.passageIds"),

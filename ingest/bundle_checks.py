@@ -1,4 +1,4 @@
-"""The field checks of one bundle line (SPEC §2 ids, §10 format), collecting every problem.
+"""The field checks of one bundle line (contract §2 ids, §10 format), collecting every problem.
 
 Each check records what is wrong under the field's path (`entities[2].mentions[0]`) and
 returns a stand-in (`""`, `-1`, `()`) so checking can go on and report the whole line at once;

@@ -1,6 +1,6 @@
-"""One document version, the in-memory shape of one bundle line (SPEC §10).
+"""One document version, the in-memory shape of one bundle line (contract §10).
 
-SPEC §10: "JSON Lines, one document version per line ... Each line is one job." A line may
+contract §10: JSON Lines, one document version per line, each line one job. A line may
 refer to entities and passages already stored as well as to its own; the ids it refers to but
 does not hold are its *external references*, which only the loader can check against the
 graph. Both readers (`ingest.bundle`, `ingest.graphrag`) produce these values.
@@ -55,7 +55,7 @@ class RelationInput:
     type: str
     source: str  # entity id
     target: str  # entity id
-    passage_ids: tuple[str, ...] = ()  # empty: the relation is a path (SPEC §2)
+    passage_ids: tuple[str, ...] = ()  # empty: the relation is a path (contract §2)
     properties: dict[str, PropertyValue] = field(default_factory=dict)
 
 
@@ -78,7 +78,7 @@ class DocumentVersion:
         return _missing(referenced, {e.id for e in self.entities})
 
     def to_json(self) -> dict[str, Any]:
-        """The bundle line (SPEC §10) this version reads from; absent optionals are omitted."""
+        """The bundle line (contract §10) this version reads from; absent optionals are omitted."""
         return {
             "document": _without_none(
                 {

@@ -1,15 +1,14 @@
-"""A Microsoft GraphRAG output folder as document versions (SPEC §10), without a database.
+"""A Microsoft GraphRAG output folder as document versions (contract §10), without a database.
 
-SPEC §10: "each document is one job in workspace `--workspace` (default `default`); text units
-become its passages in `human_readable_id` order; an entity's `type` becomes its label in title
-case (`PERSON` → `Person`, `GEO` → `Geo`; no type → `Thing`), its `title` its name, its
-`text_unit_ids` its mentions; a relationship becomes `RELATED_TO` between the entities its
-`source`/`target` titles name, with `description` and `weight` kept and `text_unit_ids` as
-`passageIds`. Ids are kept where they are canonical UUIDs, otherwise derived deterministically
-(UUID5) from them."
+contract §10: each document is one job in workspace `--workspace` (default `default`) whose
+passages are its text units in `human_readable_id` order; an entity's `type` in title case is
+its label (`PERSON` → `Person`, `GEO` → `Geo`; no type → `Thing`), its `title` its name, its
+`text_unit_ids` its mentions; a relationship is a `RELATED_TO` relation between the entities its
+`source`/`target` titles name, keeping `description` and `weight`, with `text_unit_ids` as
+`passageIds`; canonical UUID ids are kept, others become UUID5s derived from them.
 
-Across documents a line may only refer to what it or an earlier line writes ("a reference to an
-id that exists nowhere makes the line invalid"), so documents go in GraphRAG's order; an entity
+Across documents a line may only refer to what it or an earlier line writes (an id that
+exists nowhere makes the line invalid), so documents go in GraphRAG's order; an entity
 goes in every line whose passages mention it, with those mentions only (entities merge by id),
 or in the first line when nothing mentions it; a relation goes in the last line that one of its
 passages, or the first line of one of its ends, needs. What real GraphRAG output gets wrong is

@@ -1,4 +1,4 @@
-"""Finding and reading the four tables of a Microsoft GraphRAG output folder (SPEC §10).
+"""Finding and reading the four tables of a Microsoft GraphRAG output folder (contract §10).
 
 GraphRAG 1.x writes `create_final_<table>.parquet`, 2.x and 3.x write `<table>.parquet`, and
 columns moved between versions (a text unit's `document_ids` list became `document_id`). So

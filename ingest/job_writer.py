@@ -1,9 +1,8 @@
-"""Writing one checked document version as one job (SPEC §2), in bounded batches, with the
+"""Writing one checked document version as one job (contract §2), in bounded batches, with the
 embeddings the line lacks computed on the way.
 
-SPEC §10: "A missing `embedding` is computed with the configured embedder. ... A computed
-entity embedding embeds `name`, or `name: description` when there is a description; passages
-embed their `text`."
+contract §10: a missing `embedding` is computed by the configured embedder, from `name` (or
+`name: description` when there is a description) for an entity and from `text` for a passage.
 
 Each statement carries at most one batch (`UNWIND` of up to PASSAGE_BATCH passages, ENTITY_BATCH
 entities, RELATION_BATCH relations), and a batch's vectors are computed just before it is
@@ -58,7 +57,7 @@ def batches(items: Sequence[Item], size: int) -> Iterator[Sequence[Item]]:
 
 
 def entity_text(entity: EntityInput) -> str:
-    """What a computed entity embedding embeds (SPEC §10).
+    """What a computed entity embedding embeds (contract §10).
 
     >>> entity_text(EntityInput("id", ("Person",), "Ada", "a mathematician"))
     'Ada: a mathematician'

@@ -1,11 +1,10 @@
-"""Loading document versions into the graph: SPEC §10's rules, line by line.
+"""Loading document versions into the graph: contract §10's rules, line by line.
 
-SPEC §10: "Each line is one job. Loading a document that exists writes its next version.
-Entities merge by id across documents. A line may refer to entities and passages already
-stored (a relation's `source`/`target`, `passageIds`, an entity's `mentions`) as well as to its
-own; a reference to an id that exists nowhere makes the line invalid. A missing `embedding` is
-computed with the configured embedder. Invalid lines are reported with their line number and
-nothing of that line is written."
+contract §10: one line is one job; a document that exists gets its next version; entities
+merge by id across documents; a line may point at entities and passages stored before (a
+relation's `source`/`target`, `passageIds`, an entity's `mentions`) as well as at its own, and
+an id that exists nowhere makes it invalid; a missing `embedding` is computed by the configured
+embedder; an invalid line is reported with its number and nothing of it is written.
 
 How each line goes, in order, so that nothing is written for a line that cannot be loaded:
 

@@ -1,9 +1,9 @@
-"""The checks of one line that need the graph (SPEC §10), as a pure function of its answers.
+"""The checks of one line that need the graph (contract §10), as a pure function of its answers.
 
-SPEC §10: "A line may refer to entities and passages already stored (a relation's
-`source`/`target`, `passageIds`, an entity's `mentions`) as well as to its own; a reference to
-an id that exists nowhere makes the line invalid." And a version is new text: "Loading a
-document that exists writes its next version", so its passages need ids no stored passage has
+contract §10: a line may point at entities and passages stored before (a relation's
+`source`/`target`, `passageIds`, an entity's `mentions`) as well as at its own, and an id that
+exists nowhere makes the line invalid. And a version is new text (a document that exists gets
+its next version), so its passages need ids no stored passage has
 (a passage belongs to one version of one document). A document keeps its workspace.
 
 The graph's answers come from one read (`graph.stored_references`); this names every problem

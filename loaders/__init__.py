@@ -1,4 +1,4 @@
-"""Per-request DataLoaders (STYLE 6–8): created by one `create_loaders(graph, scope)` per request
+"""Per-request DataLoaders: created by one `create_loaders(graph, scope)` per request
 and scope, never at import time, so no cache is ever shared between callers or scopes.
 
 Each loader is named after what it returns and its key, like the Cypher it runs

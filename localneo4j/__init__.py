@@ -1,4 +1,4 @@
-"""A real Neo4j Community server on loopback, without Docker (SPEC §11 `evidencegraph neo4j`).
+"""A real Neo4j Community server on loopback, without Docker (contract §11 `evidencegraph neo4j`).
 
     errors         Neo4jUnavailable (and PortInUse): why a server could not be fetched or started
     filelock       an exclusive fcntl lock, so concurrent processes take turns

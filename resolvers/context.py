@@ -34,7 +34,7 @@ class RequestContext:
     _grant_scope: Scope | None = None  # scope(None), worked out once per request
 
     def caller_grant(self) -> Grant:
-        """The caller's grant; every operation needs one (SPEC §8)."""
+        """The caller's grant; every operation needs one (contract §8)."""
         if self.grant is None:
             raise self.auth_error or Unauthenticated("Credentials are required.")
         return self.grant
@@ -48,7 +48,7 @@ class RequestContext:
             )
 
     def scope(self, requested: ScopeInput | None) -> Scope:
-        """The effective scope of a root field (SPEC §1)."""
+        """The effective scope of a root field (contract §1)."""
         grant = self.caller_grant()
         if requested is None:
             if self._grant_scope is None:

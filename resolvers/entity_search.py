@@ -1,4 +1,4 @@
-"""`searchEntities` (seed "entity search" steps 1–6, SPEC §3): arguments checked, labels and
+"""`searchEntities` (seed "entity search" steps 1–6, contract §3): arguments checked, labels and
 their indexes checked, the query embedded, one search statement (started before the index
 check returns, kept only if the check agrees), the loaders primed with what it read, so
 nested evidence costs no further round trip.

@@ -1,4 +1,4 @@
-"""The contract's enums (SPEC §6)."""
+"""The contract's enums (contract §6)."""
 
 from __future__ import annotations
 

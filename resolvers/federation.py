@@ -5,7 +5,7 @@ the query type defines them; it then keeps these).
 `_entities` hands each representation to its type's `resolve_reference`, as Strawberry does;
 those resolve through the per-request loaders, so a gateway asking for 100 references of a
 type costs one read of that type, not 100. They apply the caller's whole grant as scope
-(SPEC §8): a hidden entity is null, exactly like a missing one.
+(contract §8): a hidden entity is null, exactly like a missing one.
 """
 
 from __future__ import annotations

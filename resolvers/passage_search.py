@@ -1,4 +1,4 @@
-"""`searchPassages` (SPEC §4): the entity search's query rules over visible passages."""
+"""`searchPassages` (contract §4): the entity search's query rules over visible passages."""
 
 from __future__ import annotations
 
@@ -40,7 +40,7 @@ async def search_passages(
             raise IndexNotReady("Chunk", "FULLTEXT", indexes.fulltext_state.value)
         fulltext = indexes.fulltext.name
     vector_index = None
-    # The vector index is used "when present" (SPEC §4); SEMANTIC mode cannot do without it.
+    # The vector index is used when it exists (contract §4); SEMANTIC mode cannot do without it.
     if mode is not SearchMode.LEXICAL and (indexes.vector or mode is SearchMode.SEMANTIC):
         if indexes.vector is None or indexes.vector_state is not IndexState.ONLINE:
             raise IndexNotReady("Chunk", "VECTOR", indexes.vector_state.value)

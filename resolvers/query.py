@@ -1,4 +1,4 @@
-"""The `Query` root (SPEC §6): each field a short delegate."""
+"""The `Query` root (contract §6): each field a short delegate."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`walk`: a relationship walk from one entity, and its `Edge` and `WalkResult` types (SPEC §5).
+"""`walk` (contract §5): a relationship walk from one entity, and its `Edge` and `WalkResult`.
 
 The walk itself is `graph.walk.walk`; this module checks the arguments, raises UNAVAILABLE for
 a missing or hidden start, primes the request's loaders with what the walk read (so `evidence`,
@@ -33,7 +33,7 @@ from resolvers.scope_input import ScopeInput
 from resolvers.selection import selects
 from retrieval.walk_bookkeeping import WalkBounds
 
-# One message for a missing and a hidden start, so the two cannot be told apart (SPEC §5).
+# One message for a missing and a hidden start, so the two cannot be told apart (contract §5).
 START_UNAVAILABLE = (
     "The start entity is not available: no entity with this id has a visible passage in your scope."
 )
@@ -153,7 +153,7 @@ def _request(
     relation_types: list[str] | None,
     bounds: tuple[int, int, int],
 ) -> graph_walk.WalkRequest:
-    """The arguments checked (SPEC §5, §7), before any I/O."""
+    """The arguments checked (contract §5, §7), before any I/O."""
     max_nodes, max_edges, max_candidates = bounds
     graph_owned: tuple[str, ...] = info.context.services.settings.graph_owned_relation_types
     return graph_walk.WalkRequest(

@@ -1,4 +1,4 @@
-"""Reciprocal rank fusion (seed step 4, SPEC §3): "In hybrid mode the call fuses the two ranked
+"""Reciprocal rank fusion (seed step 4, contract §3): "In hybrid mode the call fuses the two ranked
 lists with reciprocal rank fusion and the constant 60 (RETRIEVAL_RRF_K)."
 
 score = Σ 1/(k + rank) over the lists that hold the entity; ranks are 1-based positions among

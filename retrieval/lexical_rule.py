@@ -2,7 +2,7 @@
 
 The seed fixes what reaches the index: "The lexical search matches the words of the query
 against the entity name" and "reduces the query to plain lowercase words, so Lucene syntax has
-no effect" (SPEC §3). It leaves open which of those words count and how many of them a name
+no effect" (contract §3). It leaves open which of those words count and how many of them a name
 must hold. This module decides both, without I/O; docs/retrieval-quality.md gives the
 measurements that chose the defaults.
 

@@ -1,4 +1,4 @@
-"""The lexical query rule (seed "passage search" rules, SPEC §3): "The lexical search reduces
+"""The lexical query rule (seed "passage search" rules, contract §3): "The lexical search reduces
 the query to plain lowercase words, so Lucene syntax has no effect."
 
 Lowercase the query, keep only word characters (Unicode letters and digits), split on anything

@@ -58,7 +58,7 @@ def shown(entity: dict[str, Any] | None) -> dict[str, Any] | None:
 
 
 def check_ranks(hits: list[dict[str, Any]], mode: str) -> None:
-    """Ranks are 1..n among what the caller may see: nothing hidden shifts them (SPEC §3)."""
+    """Ranks are 1..n among what the caller may see: nothing hidden shifts them (contract §3)."""
     for rank, ranked_in in (
         ("lexicalRank", ("LEXICAL", "HYBRID")),
         ("semanticRank", ("SEMANTIC", "HYBRID")),

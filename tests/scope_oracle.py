@@ -1,5 +1,5 @@
-"""SPEC §1, §3 and §5 computed in plain Python over a `scope_world.World`: what a caller may see.
-Written from the SPEC's words, independently of the service's Cypher, to judge its answers.
+"""contract §1, §3 and §5 in plain Python over a `scope_world.World`: what a caller may see.
+Written from the contract's words, independently of the service's Cypher, to judge its answers.
 
     in scope (passage)  its document is in the effective scope
     current  (passage)  chunk.version = document.currentVersion AND (chunk.jobId is null OR
@@ -14,11 +14,11 @@ from dataclasses import dataclass
 
 from tests.scope_world import Chunk, Relation, World
 
-EDGE_EVIDENCE = 3  # SPEC §5: up to 3 passages per ASSERTION
+EDGE_EVIDENCE = 3  # contract §5: up to 3 passages per ASSERTION
 
 
 class ForbiddenScope(Exception):
-    """The requested scope names a workspace the caller is not granted (SPEC §7)."""
+    """The requested scope names a workspace the caller is not granted (contract §7)."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +69,7 @@ class Oracle:
         )
 
     def ordered(self, chunk_ids: tuple[str, ...]) -> list[str]:
-        """Visible ones among `chunk_ids`, by document id, position, id (SPEC §3, §5)."""
+        """Visible ones among `chunk_ids`, by document id, position, id (contract §3, §5)."""
         chunks = [self.world.chunks[c] for c in set(chunk_ids) if self.visible(c)]
         return [c.id for c in sorted(chunks, key=lambda c: (c.document_id, c.position, c.id))]
 
@@ -85,7 +85,7 @@ class Oracle:
     def supported(self, entity_id: str) -> bool:
         return self.returnable(entity_id) and bool(self.evidence(entity_id))
 
-    # The walk (SPEC §5), for graphs too small to reach any bound but DEPTH.
+    # The walk (contract §5), for graphs too small to reach any bound but DEPTH.
     def edge(self, relation: Relation) -> tuple[str, list[str]] | None:
         """(kind, evidence ids) of a relation whose ends are returnable, or None (dropped)."""
         if not (self.returnable(relation.source) and self.returnable(relation.target)):

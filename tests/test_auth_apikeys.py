@@ -1,4 +1,4 @@
-"""`AUTH_MODE=apikeys` (SPEC §8, api/auth_apikeys.py): a known key grants its workspaces, any
+"""`AUTH_MODE=apikeys` (contract §8, api/auth_apikeys.py): a known key grants its workspaces, any
 other is UNAUTHENTICATED after the same work, and no key ever reaches a log or a repr."""
 
 from __future__ import annotations

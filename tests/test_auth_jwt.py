@@ -1,4 +1,4 @@
-"""`AUTH_MODE=jwt` (SPEC §8, api/auth_jwt.py): every way a token can be wrong is refused with
+"""`AUTH_MODE=jwt` (contract §8, api/auth_jwt.py): every way a token can be wrong is refused with
 UNAUTHENTICATED, and every setting that cannot work stops start-up naming itself."""
 
 from __future__ import annotations

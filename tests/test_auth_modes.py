@@ -1,4 +1,4 @@
-"""Which AUTH_MODE applies, and what happens while it is unset (SPEC §8): `none` on loopback
+"""Which AUTH_MODE applies, and what happens while it is unset (contract §8): `none` on loopback
 only, enforced when `serve` starts and, for `uvicorn --factory`, on every request."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""create_embedder: the settings of SPEC §9, and messages that name the one to fix."""
+"""create_embedder: the settings of contract §9, and messages that name the one to fix."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Entity search on the real Neo4j: one test per seed step and SPEC §3 decision."""
+"""Entity search on the real Neo4j: one test per seed step and contract §3 decision."""
 
 from __future__ import annotations
 
@@ -159,7 +159,7 @@ async def test_step2_a_populating_index_is_index_not_ready(
     assert error["extensions"]["state"] == "POPULATING"
 
 
-# Seed step 3 / SPEC §3 lexical ------------------------------------------------------------
+# Seed step 3 / contract §3 lexical ------------------------------------------------------------
 
 
 async def test_step3_lucene_operators_quotes_wildcards_and_field_syntax_change_nothing(
@@ -262,7 +262,7 @@ async def test_step3_the_semantic_read_is_repeated_at_the_cap_when_too_few_are_r
     assert [hit["semanticRank"] for hit in found["hits"]] == [1, 2, 3]
 
 
-# Seed step 4 / SPEC §3 fusion ---------------------------------------------------------------
+# Seed step 4 / contract §3 fusion ---------------------------------------------------------------
 
 
 async def test_step4_hybrid_scores_equal_the_sum_of_reciprocal_ranks_with_k_60(
@@ -340,7 +340,7 @@ async def test_step4_an_entity_with_several_labels_appears_once_per_list(
     assert sorted(found["hits"][0]["entity"]["labels"]) == ["Person", "Robot"]
 
 
-# Seed step 5 / SPEC §3 returnable and status ----------------------------------------------
+# Seed step 5 / contract §3 returnable and status ----------------------------------------------
 
 
 async def test_step5_an_entity_no_passage_in_scope_mentions_never_comes_back(
@@ -395,7 +395,7 @@ async def test_step5_unsupported_when_the_only_passages_are_unfinished(
     }
 
 
-# Seed step 6 / SPEC §3 evidence -----------------------------------------------------------
+# Seed step 6 / contract §3 evidence -----------------------------------------------------------
 
 
 async def test_step6_evidence_is_up_to_support_limit_visible_passages_by_document_then_position(

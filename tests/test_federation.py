@@ -1,6 +1,6 @@
 """The service as a Federation 2 subgraph, in process: `_service { sdl }` is the exported
-schema, and `_entities` resolves 100 references of a type with one read of that type (SPEC §6:
-round trips do not grow with the number of references), under the caller's scope (SPEC §8)."""
+schema, and `_entities` resolves 100 references of a type with one read of that type (contract §6:
+round trips do not grow with the number of references), under the caller's scope (contract §8)."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 federation fields included, against the service under uvicorn on loopback in its production
 configuration (API keys, introspection off, default limits), with a valid credential.
 
-Every answer must be a clean one: no 5xx, JSON, every error coded with one of SPEC §7's codes
+Every answer must be a clean one: no 5xx, JSON, every error coded with one of contract §7's codes
 and never INTERNAL (an unexpected error is a bug, even masked), and nothing of the internals
 (a traceback, a driver message, Cypher, a file path) in any body; the server logs no
 unexpected error either. schemathesis's own `positive_data_acceptance` and

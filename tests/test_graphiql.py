@@ -1,4 +1,4 @@
-"""GraphiQL served from local assets (SPEC §11), under a strict Content-Security-Policy, only
+"""GraphiQL served from local assets (contract §11), under a strict Content-Security-Policy, only
 when enabled; and a real browser using it offline: headless Debian Chromium with every
 non-loopback host blocked runs an entity search with evidence through the page. The
 screenshot lands in `test-output/graphiql.png`."""

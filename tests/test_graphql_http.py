@@ -1,4 +1,4 @@
-"""GraphQL over HTTP (SPEC §11), in process: media types, status codes and the `data` entry,
+"""GraphQL over HTTP (contract §11), in process: media types, status codes and the `data` entry,
 as `api/graphql_http.py` draws them from the GraphQL-over-HTTP specification. The same rules
 are audited from outside by graphql-http's own suite in `test_graphql_http_audit.py`."""
 

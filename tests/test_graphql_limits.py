@@ -1,5 +1,5 @@
 """GraphQL hardening (api/graphql_limits.py, api/errors.py): depth, aliases, tokens,
-introspection, suggestions, batching, WebSockets and caches, each refused the way SPEC §7 asks
+introspection, suggestions, batching, WebSockets and caches, each refused the way contract §7 asks
 (`MALFORMED`, a clear message) and logged below ERROR."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The pure readers of SPEC §10: bundle lines and GraphRAG folders as document versions."""
+"""The pure readers of contract §10: bundle lines and GraphRAG folders as document versions."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def uid(kind: int, n: int) -> str:
 
 
 def assert_references_resolve(versions: Iterable[DocumentVersion]) -> None:
-    """Each line refers only to what it or an earlier line writes (SPEC §10)."""
+    """Each line refers only to what it or an earlier line writes (contract §10)."""
     passages: set[str] = set()
     entities: set[str] = set()
     for number, version in enumerate(versions):

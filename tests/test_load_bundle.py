@@ -1,4 +1,4 @@
-"""`evidencegraph load` of a bundle (SPEC §10) on the real Neo4j: bad lines are reported and
+"""`evidencegraph load` of a bundle (contract §10) on the real Neo4j: bad lines are reported and
 skipped, good ones load, reloads are idempotent, changed lines write the next version."""
 
 from __future__ import annotations

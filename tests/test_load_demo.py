@@ -1,4 +1,4 @@
-"""`evidencegraph demo` (SPEC §11): the README's first command brings up the demo data behind
+"""`evidencegraph demo` (contract §11): the README's first command brings up the demo data behind
 GraphiQL, and the two example queries it prints answer with evidence, as printed."""
 
 from __future__ import annotations

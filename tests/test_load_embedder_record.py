@@ -1,4 +1,4 @@
-"""The graph records which embedder made its vectors (SPEC §9); `load` and `serve` refuse
+"""The graph records which embedder made its vectors (contract §9); `load` and `serve` refuse
 another one, with the settings that would match."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`evidencegraph load --format graphrag` (SPEC §10) of real GraphRAG output on the real Neo4j:
+"""`evidencegraph load --format graphrag` (contract §10) of real GraphRAG output on the real Neo4j:
 the labels, passages, mentions and relations the mapping promises, and searchable at once."""
 
 from __future__ import annotations

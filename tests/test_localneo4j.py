@@ -1,5 +1,5 @@
 """`localneo4j` and `evidencegraph neo4j`: a real Neo4j 5.26 Community, fetched, started, queried
-and stopped (SPEC §11).
+and stopped (contract §11).
 
 Nothing skips. The module starts its own real server in a temporary home on a free loopback
 port (never 7687: other test runs share the machine), and the start-up failure tests start real

@@ -1,4 +1,4 @@
-"""`entity(id)` and `passage(id)` return null for hidden and missing alike (SPEC §1, §6, §8)."""
+"""`entity(id)` and `passage(id)`: null for hidden and missing alike (contract §1, §6, §8)."""
 
 from __future__ import annotations
 
@@ -95,7 +95,7 @@ async def test_an_entity_only_another_workspace_mentions_is_null(
 async def test_an_entity_whose_in_scope_passages_are_all_superseded_is_still_returned(
     client: Client, builder: GraphBuilder
 ) -> None:
-    """Returnable = an in-scope passage mentions it, current or not (SPEC §3, §6)."""
+    """Returnable = an in-scope passage mentions it, current or not (contract §3, §6)."""
     first = await builder.version("acme", ["Old."], mentions={"Ada": [0]})
     await builder.version("acme", ["New."], document_id=first.document_id)
     body = await client.execute(

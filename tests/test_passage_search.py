@@ -1,4 +1,4 @@
-"""Passage search on the real Neo4j (SPEC §4): the entity search's query rules over visible
+"""Passage search on the real Neo4j (contract §4): the entity search's query rules over visible
 passages."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""DataLoader caches are per request (STYLE 6, SPEC §8): two callers with different grants,
+"""DataLoader caches are per request (contract §8): two callers with different grants,
 in flight at the same moment and asking for the same ids, each see only their own workspace;
 nothing one request read or primed is ever served to another."""
 

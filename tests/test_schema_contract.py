@@ -1,4 +1,4 @@
-"""The schema as a contract (STYLE 14, SPEC §11 `export-schema`): the committed
+"""The schema as a contract (contract §11 `export-schema`): the committed
 `schema.graphql` is what the code generates, every part of the schema a client can see is
 described, and the SDL composes with another subgraph under Apollo's composition."""
 

@@ -1,4 +1,4 @@
-"""Nobody sees what is not theirs (SPEC §1, §8), as a property over random graphs on the real
+"""Nobody sees what is not theirs (contract §1, §8), as a property over random graphs on the real
 Neo4j: for random worlds (tests/scope_world.py), callers and scopes, every field that can
 return a passage or an entity returns exactly what the independent oracle
 (tests/scope_oracle.py) allows, with the right status and evidence, and a hidden id answers

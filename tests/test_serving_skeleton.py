@@ -1,4 +1,4 @@
-"""The serving skeleton (SPEC §9, §11): settings, health endpoints, schema apply, jobs recover."""
+"""The serving skeleton (contract §9, §11): settings, health, schema apply, jobs recover."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`walk` (SPEC §5, seed "Relationship walk"): start checks, which edges qualify, types,
+"""`walk` (contract §5, seed "Relationship walk"): start checks, which edges qualify, types,
 direction, bounds, order and determinism, on a real Neo4j."""
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ async def relate(graph: Graph, source: str, rel_type: str, target: str) -> None:
     )
 
 
-# --- start checks (seed step 1, SPEC §5) -------------------------------------------------
+# --- start checks (seed step 1, contract §5) -------------------------------------------------
 
 
 @pytest.mark.parametrize("bad", ["ada", "A0B1C2D3-0000-4000-8000-000000000000", "{0b6f5d1e}"])

@@ -1,4 +1,4 @@
-"""What a walk costs: statements per walk (SPEC §6 round trips), and a hub's bounded read."""
+"""What a walk costs: statements per walk (contract §6 round trips), and a hub's bounded read."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The write path (SPEC §2): a document version is a job, committed in one transaction."""
+"""The write path (contract §2): a document version is a job, committed in one transaction."""
 
 from __future__ import annotations
 

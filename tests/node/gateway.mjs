@@ -16,7 +16,7 @@ class LoggedDataSource extends RemoteGraphQLDataSource {
   }
 
   willSendRequest({ request, context }) {
-    // SPEC §8: every operation needs the caller's credentials, so they travel with it.
+    // contract §8: every operation needs the caller's credentials, so they travel with it.
     if (context?.authorization) {
       request.http.headers.set("authorization", context.authorization);
     }
