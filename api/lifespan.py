@@ -41,6 +41,16 @@ def create_driver(settings: Settings) -> neo4j.AsyncDriver:
     )
 
 
+@asynccontextmanager
+async def open_graph(settings: Settings) -> AsyncIterator[Graph]:
+    """One driver for a command's run (the service's lifespan owns its own), closed after."""
+    driver = create_driver(settings)
+    try:
+        yield Graph(driver, settings.neo4j_database)
+    finally:
+        await driver.close()
+
+
 def lifespan_for(
     settings: Settings,
     authenticator: Authenticator,

@@ -30,11 +30,11 @@ from typing import Any
 import neo4j
 import numpy as np
 
-from commands.load_command import make_searchable
 from embedding.factory import create_embedder
 from embedding.query_cache import QueryEmbedder
 from graph.driver import Graph
 from ingest.bundle import read_bundle
+from ingest.load_source import make_searchable
 from ingest.loader import Loader
 
 SOURCE = Path(__file__).parent.parent / "data" / "graphrag-operation-dulce" / "source-text.md"

@@ -22,12 +22,14 @@ from pathlib import Path
 
 from api.settings import Settings, SettingsError
 from commands.demo_examples import banner, walk_start
-from commands.load_command import Source, load_and_index
-from commands.runtime import EXIT_FAILURE, EXIT_USAGE, say
+from commands.exit_codes import EXIT_FAILURE, EXIT_USAGE
+from commands.load_command import load_and_index
+from commands.runtime import say
 from commands.serve_command import serve
 from contract.errors import BackendUnavailable
 from embedding.mismatch import EmbedderMismatch
 from ingest.graphrag import read_graphrag
+from ingest.load_source import Source
 from localneo4j.launch import LOOPBACK
 from localneo4j.process import port_taken
 from localneo4j.server import DEFAULT_BOLT_PORT, Neo4jUnavailable, start

@@ -27,7 +27,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from api.settings import Settings, SettingsError
-from commands.runtime import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, say
+from commands.exit_codes import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
+from commands.runtime import say
 from contract.errors import BackendUnavailable
 from evaluation.queryset import BUILT_IN, QuerySet, QuerySetError, built_in, read_queryset
 from evaluation.report import write_json

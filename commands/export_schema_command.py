@@ -8,7 +8,7 @@ import argparse
 import logging
 from pathlib import Path
 
-from commands.main import EXIT_FAILURE, EXIT_OK
+from commands.exit_codes import EXIT_FAILURE, EXIT_OK
 
 log = logging.getLogger(__name__)
 

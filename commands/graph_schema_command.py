@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 
 from api.embedder_setup import configured_dimension
+from api.lifespan import open_graph
 from api.settings import Settings
-from commands.runtime import EXIT_OK, open_graph, run_command
+from commands.exit_codes import EXIT_OK
+from commands.runtime import run_command
 from graph.graph_schema import apply_schema
 from graph.lexical_index import LexicalIndexSpec
 

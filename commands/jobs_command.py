@@ -7,8 +7,10 @@ import argparse
 import re
 from datetime import timedelta
 
+from api.lifespan import open_graph
 from api.settings import Settings
-from commands.runtime import EXIT_OK, open_graph, run_command
+from commands.exit_codes import EXIT_OK
+from commands.runtime import run_command
 from graph.jobs import recover_stale_jobs
 
 _DURATION = re.compile(r"(\d+)([smhd])")

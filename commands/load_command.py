@@ -13,105 +13,19 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 
 from api.embedder_setup import check_graph_embedder, embedder_from
+from api.lifespan import open_graph
 from api.settings import Settings
-from commands.load_progress import progress_display
-from commands.runtime import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, open_graph, run_command
+from commands.exit_codes import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
+from commands.runtime import run_command
 from embedding.mismatch import EmbedderMismatch
 from embedding.query_cache import QueryEmbedder
-from graph.driver import Graph
-from graph.graph_schema import apply_schema
-from graph.index_catalog import IndexState, read_index_catalog
 from graph.lexical_index import LexicalIndexSpec
-from graph.records import GRAPH_OWNED_RELATION_TYPES
-from ingest.bundle import LineError, read_bundle
-from ingest.document_version import DocumentVersion
-from ingest.graphrag import read_graphrag
 from ingest.graphrag_tables import NotGraphRagOutput
-from ingest.loader import Loader, LoadResult
-
-FORMATS = ("bundle", "graphrag")
-DEFAULT_WORKSPACE = "default"
-
-
-@dataclass(frozen=True, slots=True)
-class Source:
-    path: Path
-    format: str  # bundle | graphrag
-    workspace: str = DEFAULT_WORKSPACE  # GraphRAG only: bundle lines name their own
-
-
-def count_lines(path: Path) -> int:
-    """Non-blank lines of a bundle: the number of documents, for the progress bar."""
-    with path.open("rb") as handle:
-        return sum(1 for raw in handle if raw.strip())
-
-
-async def load_source(
-    graph: Graph,
-    embedder: QueryEmbedder,
-    source: Source,
-    owned_relation_types: tuple[str, ...] = GRAPH_OWNED_RELATION_TYPES,
-) -> LoadResult:
-    """Load `source` into `graph` with progress on stderr and its summary on stdout.
-
-    Raises `NotGraphRagOutput` for a folder that is not one, `EmbedderMismatch` when the
-    graph's vectors were made by another embedder.
-    """
-    await check_graph_embedder(graph, embedder.identity)
-    lines: Iterable[tuple[int, DocumentVersion | LineError]]
-    if source.format == "graphrag":
-        export = read_graphrag(source.path, source.workspace)
-        for warning in export.warnings:
-            print(f"warning: {warning}", file=sys.stderr)
-        lines, total, describe = enumerate(export.versions, start=1), len(export.versions), "doc"
-    else:
-        total, describe = count_lines(source.path), f"{source.path}: line"
-        lines = read_bundle(
-            source.path,
-            dimensions=embedder.identity.dimension,
-            graph_owned_relation_types=owned_relation_types,
-        )
-    print(
-        f"loading {source.path} ({source.format}) with {embedder.identity.describe()}",
-        file=sys.stderr,
-    )
-    with progress_display(describe, total) as display:
-        result = await Loader(graph, embedder, display, total).load(lines)
-    for line in result.totals.summary_lines():
-        print(line)
-    return result
-
-
-async def make_searchable(
-    graph: Graph,
-    labels: Iterable[str],
-    dimension: int,
-    lexical: LexicalIndexSpec | None = None,
-) -> list[str]:
-    """Create both indexes of each label (and the passages'), wait until they are ONLINE;
-    the indexes that are not ONLINE even so. `lexical`: what the FULLTEXT indexes cover
-    (RETRIEVAL_LEXICAL_FIELDS) and their analyzer."""
-    chosen = sorted(labels)
-    lexical = lexical or LexicalIndexSpec()
-    report = await apply_schema(graph, dimension, labels=chosen, lexical=lexical)
-    catalog = await read_index_catalog(graph)
-    every = [catalog.label_indexes(label, lexical.fields) for label in chosen]
-    every.append(catalog.passage_indexes())
-    not_online = [
-        f"{indexes.label} {kind} index {state.value}"
-        for indexes in every
-        for kind, state in (("FULLTEXT", indexes.fulltext_state), ("VECTOR", indexes.vector_state))
-        if state is not IndexState.ONLINE
-    ]
-    created = f"{len(report.created)} created" if report.created else "all existed already"
-    state = f"NOT ONLINE: {'; '.join(not_online)}" if not_online else "ONLINE"
-    print(f"indexes of {', '.join(chosen) or 'no entity label'} and passages ({created}): {state}")
-    return not_online
+from ingest.load_source import DEFAULT_WORKSPACE, FORMATS, Source, load_source, make_searchable
+from ingest.loader import LoadResult
 
 
 async def load_and_index(
@@ -121,11 +35,13 @@ async def load_and_index(
     the labels it wrote searchable (`make_searchable`, with RETRIEVAL_LEXICAL_FIELDS).
 
     The load's result, and the indexes that are not ONLINE: None when lines were rejected and
-    `index_when_rejected` is off, for then nothing is indexed. Raises as `load_source` does.
+    `index_when_rejected` is off, for then nothing is indexed. Raises as `load_source` does,
+    and `EmbedderMismatch` when the graph's vectors were made by another embedder.
     """
     embedder = QueryEmbedder(embedder_from(settings), size=0)
     try:
         async with open_graph(settings) as graph:
+            await check_graph_embedder(graph, embedder.identity)
             result = await load_source(graph, embedder, source, settings.graph_owned_relation_types)
             if result.rejections and not index_when_rejected:
                 return result, None

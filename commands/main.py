@@ -17,9 +17,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
-EXIT_OK = 0
-EXIT_FAILURE = 1
-EXIT_USAGE = 2
+from commands.exit_codes import EXIT_FAILURE
 
 
 def build_parser() -> argparse.ArgumentParser:

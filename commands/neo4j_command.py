@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from commands.main import EXIT_FAILURE, EXIT_OK
+from commands.exit_codes import EXIT_FAILURE, EXIT_OK
 from commands.runtime import say
 from localneo4j.server import (
     DEFAULT_BOLT_PORT,

@@ -17,8 +17,9 @@ import uvicorn
 
 from api.app import create_app
 from api.embedder_setup import check_graph_embedder, configured_identity
+from api.lifespan import open_graph
 from api.settings import Settings, SettingsError
-from commands.runtime import EXIT_OK, EXIT_USAGE, open_graph
+from commands.exit_codes import EXIT_OK, EXIT_USAGE
 from contract.errors import BackendUnavailable
 
 

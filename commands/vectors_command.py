@@ -7,9 +7,11 @@ import argparse
 import sys
 
 from api.embedder_setup import configured_dimension
+from api.lifespan import open_graph
 from api.settings import Settings
 from api.vector_store_setup import create_vector_store
-from commands.runtime import EXIT_OK, EXIT_USAGE, open_graph, run_command
+from commands.exit_codes import EXIT_OK, EXIT_USAGE
+from commands.runtime import run_command
 from vectorstores.sync import sync_entity_vectors
 
 

@@ -1,7 +1,7 @@
 """One eval run: load each query set's data, then measure every variant and mode on it.
 
 1. load    the set's GraphRAG folder through `evidencegraph load`'s code path
-           (commands/load_command.py) into its own workspace, with the configured
+           (ingest/load_source.py) into its own workspace, with the configured
            embedder; a second run finds it unchanged and writes nothing
 2. index   each variant's FULLTEXT indexes, as `schema apply` makes them
            (graph/graph_schema.py replaces a label's index that differs)
@@ -21,11 +21,9 @@ from dataclasses import dataclass
 
 import neo4j
 
-from api.embedder_setup import embedder_from
-from api.lifespan import neo4j_auth
+from api.embedder_setup import check_graph_embedder, embedder_from
+from api.lifespan import neo4j_auth, open_graph
 from api.settings import Settings
-from commands.load_command import Source, load_source, make_searchable
-from commands.runtime import open_graph, say
 from embedding.query_cache import QueryEmbedder
 from evaluation.queryset import QuerySet, kinds_of
 from evaluation.report import Report
@@ -34,6 +32,7 @@ from evaluation.variants import Variant
 from graph.driver import Graph
 from graph.index_catalog import read_index_catalog
 from graph.lexical_index import LexicalIndexSpec
+from ingest.load_source import Source, load_source, make_searchable
 
 
 class EvalFailed(RuntimeError):
@@ -49,6 +48,11 @@ class Plan:
     workspace: str | None = None  # default: the query set's name
 
 
+def say(message: str) -> None:
+    """A progress line on stderr (stdout is the report's), at once."""
+    print(message, file=sys.stderr, flush=True)
+
+
 PEER_NOTE = (
     "peer rows: neo4j-graphrag's retrievers, embedding the query with the same embedder; "
     "'one index' rows read a FULLTEXT (name) and a VECTOR index over every :Entity, "
@@ -62,6 +66,7 @@ async def _load(
 ) -> set[str]:
     if queryset.data is None:
         raise EvalFailed(f"query set {queryset.name} names no data folder to load")
+    await check_graph_embedder(graph, embedder.identity)
     with contextlib.redirect_stdout(sys.stderr):  # stdout is the report's
         result = await load_source(graph, embedder, Source(queryset.data, "graphrag", workspace))
     if result.rejections:

@@ -14,7 +14,7 @@ from api.app import create_app
 from api.auth import auth_mode_for, is_loopback
 from api.settings import Settings, SettingsError
 from commands import serve_command
-from commands.runtime import EXIT_USAGE
+from commands.exit_codes import EXIT_USAGE
 from contract.scope import Grant
 from tests.conftest import TEST_DIMENSION, Client
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from commands.load_progress import PlainProgress
 from graph.driver import Graph
+from ingest.load_progress import PlainProgress
 from ingest.load_report import LoadTotals
 from tests.load_helpers import Cli, bundle_line, entity, write_bundle
 
