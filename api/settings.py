@@ -8,18 +8,27 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import TypeVar
+from typing import Any
 
+from api.setting_kinds import (
+    Choice,
+    FilePath,
+    Flag,
+    Integer,
+    Names,
+    Number,
+    SecretText,
+    Setting,
+    Text,
+)
+from api.setting_kinds import Secret as Secret
+from api.setting_kinds import SettingsError as SettingsError
 from graph.records import GRAPH_OWNED_RELATION_TYPES
 from retrieval.fusion import DEFAULT_RRF_K
 from retrieval.lexical_rule import LEXICAL_FIELD_CHOICES, LexicalRule
-
-
-class SettingsError(ValueError):
-    """A setting is missing or invalid; the message names it and says what it accepts."""
 
 
 def read_json_file(setting: str, path: Path) -> object:
@@ -35,178 +44,253 @@ def read_json_file(setting: str, path: Path) -> object:
         raise SettingsError(f"{setting}={path} is not valid JSON: {error}") from None
 
 
-class Secret(str):
-    """A string that does not show itself in reprs or logs."""
-
-    def __repr__(self) -> str:
-        return "Secret('**********')"
-
-
-N = TypeVar("N", int, float)
-
-
-class _Reader:
-    def __init__(self, environ: Mapping[str, str]) -> None:
-        self.environ = environ
-
-    def text(self, key: str, default: str | None = None) -> str | None:
-        value = self.environ.get(key)
-        return default if value is None or value == "" else value
-
-    def choice(self, key: str, choices: tuple[str, ...], default: str | None) -> str | None:
-        value = self.text(key, default)
-        if value is not None and value not in choices:
-            raise SettingsError(f"{key}={value!r} is not one of: {', '.join(choices)}")
-        return value
-
-    def integer(self, key: str, default: int, low: int, high: int) -> int:
-        return self._bounded(key, default, low, high, int, "an integer")
-
-    def number(self, key: str, default: float, low: float, high: float) -> float:
-        return self._bounded(key, default, low, high, float, "a number")
-
-    def _bounded(
-        self, key: str, default: N, low: N, high: N, parse: Callable[[str], N], noun: str
-    ) -> N:
-        raw = self.text(key)
-        if raw is None:
-            return default
-        try:
-            value = parse(raw)
-        except ValueError:
-            raise SettingsError(f"{key}={raw!r} is not {noun}") from None
-        if not low <= value <= high:
-            raise SettingsError(f"{key}={value} must be between {low} and {high}")
-        return value
-
-    def flag(self, key: str, default: bool) -> bool:
-        raw = self.text(key)
-        if raw is None:
-            return default
-        if raw.lower() in ("1", "true", "yes", "on"):
-            return True
-        if raw.lower() in ("0", "false", "no", "off"):
-            return False
-        raise SettingsError(f"{key}={raw!r} is not a boolean (true/false)")
-
-    def names(self, key: str) -> tuple[str, ...]:
-        raw = self.text(key, "") or ""
-        return tuple(part.strip() for part in raw.split(",") if part.strip())
-
-    def lexical_fields(self, key: str) -> tuple[str, ...]:
-        chosen = self.names(key) or ("name",)
-        for choice in LEXICAL_FIELD_CHOICES:
-            if sorted(chosen) == sorted(choice) and len(set(chosen)) == len(chosen):
-                return choice
-        accepted = " or ".join(",".join(choice) for choice in LEXICAL_FIELD_CHOICES)
-        raise SettingsError(f"{key}={','.join(chosen)!r} is not one of: {accepted}")
-
-    def path(self, key: str) -> Path | None:
-        raw = self.text(key)
-        return Path(raw).expanduser() if raw else None
-
-    def secret(self, key: str) -> Secret | None:
-        raw = self.text(key)
-        return Secret(raw) if raw else None
+# Every setting, once: variable, `Settings` field, kind (type, range, default), meaning.
+# docs/settings.md is rendered from this list (`python -m api.settings_doc`); a test fails when
+# they drift. A new setting is one line here and its typed field in `Settings` below.
+SETTINGS: tuple[Setting, ...] = (
+    # Neo4j
+    Setting(
+        "NEO4J_URI", "neo4j_uri", Text("bolt://127.0.0.1:7687"), "Bolt URI of the Neo4j server."
+    ),
+    Setting("NEO4J_USER", "neo4j_user", Text("neo4j"), "Neo4j user name."),
+    Setting(
+        "NEO4J_PASSWORD",
+        "neo4j_password",
+        SecretText(),
+        "Neo4j password; unset: no authentication.",
+    ),
+    Setting(
+        "NEO4J_DATABASE",
+        "neo4j_database",
+        Text(),
+        "Neo4j database; unset: the server's default database.",
+    ),
+    Setting(
+        "NEO4J_QUERY_TIMEOUT_SECONDS",
+        "query_timeout_seconds",
+        Number(10.0, 0.1, 3600.0),
+        "Time limit of each Cypher statement, enforced by Neo4j (then BACKEND_UNAVAILABLE).",
+    ),
+    # Retrieval (docs/search.md, docs/retrieval-quality.md)
+    Setting(
+        "RETRIEVAL_RRF_K",
+        "rrf_k",
+        Integer(DEFAULT_RRF_K, 1, 100_000),
+        "The constant k of reciprocal rank fusion in HYBRID mode: score = sum of 1/(k + rank).",
+    ),
+    Setting(
+        "RETRIEVAL_LEXICAL_FIELDS",
+        "lexical_fields",
+        Names(("name",), choices=LEXICAL_FIELD_CHOICES),
+        "Entity properties the FULLTEXT indexes cover and the lexical search reads.",
+    ),
+    Setting(
+        "RETRIEVAL_LEXICAL_MIN_COVERAGE",
+        "lexical_min_coverage",
+        Number(0.5, 0.0, 1.0),
+        "Share of the query's content words a lexical candidate must hold to count.",
+    ),
+    Setting(
+        "GRAPH_OWNED_RELATION_TYPES",
+        "graph_owned_relation_types",
+        Names(GRAPH_OWNED_RELATION_TYPES, always=GRAPH_OWNED_RELATION_TYPES),
+        "More relationship types owned by the graph's structure: never walked.",
+    ),
+    # Embedder (contract §9)
+    Setting(
+        "EMBEDDER",
+        "embedder",
+        Choice(("minilm", "openai", "hash"), "minilm"),
+        "What embeds queries and missing vectors (contract §9).",
+    ),
+    Setting(
+        "EMBEDDER_URL",
+        "embedder_url",
+        Text(),
+        "`openai`: base URL of the `/v1/embeddings` endpoint.",
+    ),
+    Setting(
+        "EMBEDDER_MODEL",
+        "embedder_model",
+        Text(),
+        "`openai`: the model name sent with each request.",
+    ),
+    Setting(
+        "EMBEDDER_DIM",
+        "embedder_dim",
+        Integer(None, 1, 4096),
+        "`openai` and `hash`: the vectors' dimension; must match the vector indexes.",
+    ),
+    Setting(
+        "EMBEDDER_API_KEY",
+        "embedder_api_key",
+        SecretText(),
+        "`openai`: the bearer token sent to the endpoint.",
+    ),
+    # Where semantic entity reads come from (seed steps 3–4)
+    Setting(
+        "VECTOR_STORE",
+        "vector_store",
+        Choice(("neo4j", "qdrant"), "neo4j"),
+        "Where semantic entity reads come from: Neo4j's vector indexes, or Qdrant.",
+    ),
+    Setting("QDRANT_PATH", "qdrant_path", FilePath(), "`qdrant`: the folder of its local store."),
+    Setting(
+        "VECTOR_STORE_MAX_RESULTS",
+        "vector_store_max_results",
+        Integer(1000, 1, 1_000_000),
+        "The most results one read of the external vector store may return.",
+    ),
+    # Auth (contract §8, docs/security.md)
+    Setting(
+        "AUTH_MODE",
+        "auth_mode",
+        Choice(("jwt", "apikeys", "none"), None),
+        "How callers prove who they are; unset: `none`, only while serving on loopback.",
+    ),
+    Setting(
+        "AUTH_JWT_SECRET",
+        "auth_jwt_secret",
+        SecretText(),
+        "`jwt`: the HS256 secret, at least 32 bytes.",
+    ),
+    Setting(
+        "AUTH_JWKS_FILE",
+        "auth_jwks_file",
+        FilePath(),
+        "`jwt`: a JWK Set file of public keys (RS256, ES256), chosen by the token's `kid`.",
+    ),
+    Setting(
+        "AUTH_API_KEYS_FILE",
+        "auth_api_keys_file",
+        FilePath(),
+        "`apikeys`: a JSON object from each key to its list of workspaces.",
+    ),
+    Setting(
+        "AUTH_JWT_AUDIENCE", "auth_jwt_audience", Text(), "`jwt`: when set, tokens need this `aud`."
+    ),
+    Setting(
+        "AUTH_JWT_ISSUER", "auth_jwt_issuer", Text(), "`jwt`: when set, tokens need this `iss`."
+    ),
+    Setting(
+        "AUTH_JWT_LEEWAY_SECONDS",
+        "auth_jwt_leeway_seconds",
+        Number(30.0, 0.0, 300.0),
+        "`jwt`: clock skew tolerated on `exp`, `nbf` and `iat` between the issuer and this host.",
+    ),
+    Setting(
+        "FEDERATION_GATEWAY_TOKEN",
+        "federation_gateway_token",
+        SecretText(),
+        "When set, `_service` and `_entities` need it in `X-Gateway-Token`.",
+    ),
+    # GraphQL and HTTP limits (docs/security.md says why each default is what it is)
+    Setting(
+        "GRAPHQL_INTROSPECTION",
+        "graphql_introspection",
+        Flag(False),
+        "Whether `__schema` and `__type` are answered.",
+    ),
+    Setting(
+        "GRAPHQL_FIELD_SUGGESTIONS",
+        "graphql_field_suggestions",
+        Flag(follows="GRAPHQL_INTROSPECTION"),
+        'Whether error messages say "Did you mean …?" (it reveals the schema).',
+    ),
+    Setting(
+        "GRAPHQL_MAX_DEPTH",
+        "graphql_max_depth",
+        Integer(8, 1, 100),
+        "Deepest nesting of selections a document may have.",
+    ),
+    Setting(
+        "GRAPHQL_MAX_ALIASES",
+        "graphql_max_aliases",
+        Integer(30, 0, 1000),
+        "Most aliases a document may use.",
+    ),
+    Setting(
+        "GRAPHQL_MAX_TOKENS",
+        "graphql_max_tokens",
+        Integer(1000, 50, 1_000_000),
+        "Most lexical tokens a document may have; parsing stops there.",
+    ),
+    Setting(
+        "HTTP_MAX_BODY_BYTES",
+        "http_max_body_bytes",
+        Integer(1_048_576, 1024, 100 * 1_048_576),
+        "Largest request body, in bytes (413 beyond it).",
+    ),
+    Setting(
+        "GRAPHIQL_ENABLED",
+        "graphiql_enabled",
+        Flag(follows="GRAPHQL_INTROSPECTION"),
+        "Whether a browser asking `/graphql` for HTML gets GraphiQL.",
+    ),
+    Setting(
+        "REQUEST_TIMEOUT_SECONDS",
+        "request_timeout_seconds",
+        Number(30.0, 0.1, 3600.0),
+        "Time until the answer starts; then the request is BACKEND_UNAVAILABLE.",
+    ),
+)
 
 
 @dataclass(frozen=True)
 class Settings:
+    """The settings of one process, each filled from its `SETTINGS` line (defaults there)."""
+
     # Neo4j
-    neo4j_uri: str = "bolt://127.0.0.1:7687"
-    neo4j_user: str = "neo4j"
-    neo4j_password: Secret | None = field(default=None, repr=False)
-    neo4j_database: str | None = None
-    query_timeout_seconds: float = 10.0
-    # Retrieval
-    rrf_k: int = DEFAULT_RRF_K
-    # RETRIEVAL_LEXICAL_FIELDS and RETRIEVAL_LEXICAL_MIN_COVERAGE (docs/retrieval-quality.md)
-    lexical: LexicalRule = field(default_factory=LexicalRule)
-    graph_owned_relation_types: tuple[str, ...] = GRAPH_OWNED_RELATION_TYPES
-    # Embedder (contract §9)
-    embedder: str = "minilm"
-    embedder_url: str | None = None
-    embedder_model: str | None = None
-    embedder_dim: int | None = None
-    embedder_api_key: Secret | None = field(default=None, repr=False)
-    # Where semantic entity reads come from (seed steps 3–4)
-    vector_store: str = "neo4j"
-    qdrant_path: Path | None = None
-    vector_store_max_results: int = 1000
-    # Auth (contract §8); None: not set explicitly (allowed only on loopback, meaning `none`)
-    auth_mode: str | None = None
-    auth_jwt_secret: Secret | None = field(default=None, repr=False)
-    auth_jwks_file: Path | None = None
-    auth_api_keys_file: Path | None = None
-    auth_jwt_audience: str | None = None
-    auth_jwt_issuer: str | None = None
-    # Clock skew tolerated on `exp`, `nbf` and `iat` between the token issuer and this host.
-    auth_jwt_leeway_seconds: float = 30.0
-    # Federation: when set, `_service` and `_entities` answer only requests carrying it in
-    # `X-Gateway-Token` (docs/security.md).
-    federation_gateway_token: Secret | None = field(default=None, repr=False)
-    # GraphQL hardening (docs/security.md lists every limit and why its default is what it is)
-    graphql_introspection: bool = False
-    # "Did you mean …?" in error messages reveals the schema as introspection would, so it
-    # follows GRAPHQL_INTROSPECTION unless set.
-    graphql_field_suggestions: bool = False
-    graphql_max_depth: int = 8
-    graphql_max_aliases: int = 30
-    graphql_max_tokens: int = 1000
-    http_max_body_bytes: int = 1_048_576
-    # The GraphiQL page at `GET /graphql` (HTML); without introspection it could not load the
-    # schema, so it follows GRAPHQL_INTROSPECTION unless set.
-    graphiql_enabled: bool = False
-    request_timeout_seconds: float = 30.0
+    neo4j_uri: str
+    neo4j_user: str
+    neo4j_password: Secret | None = field(repr=False)
+    neo4j_database: str | None
+    query_timeout_seconds: float
+    # Retrieval: RETRIEVAL_LEXICAL_FIELDS and RETRIEVAL_LEXICAL_MIN_COVERAGE make `lexical`
+    rrf_k: int
+    lexical: LexicalRule
+    graph_owned_relation_types: tuple[str, ...]
+    # Embedder
+    embedder: str
+    embedder_url: str | None
+    embedder_model: str | None
+    embedder_dim: int | None
+    embedder_api_key: Secret | None = field(repr=False)
+    # Where semantic entity reads come from
+    vector_store: str
+    qdrant_path: Path | None
+    vector_store_max_results: int
+    # Auth; auth_mode None: not set explicitly (allowed only on loopback, meaning `none`)
+    auth_mode: str | None
+    auth_jwt_secret: Secret | None = field(repr=False)
+    auth_jwks_file: Path | None
+    auth_api_keys_file: Path | None
+    auth_jwt_audience: str | None
+    auth_jwt_issuer: str | None
+    auth_jwt_leeway_seconds: float
+    federation_gateway_token: Secret | None = field(repr=False)
+    # GraphQL and HTTP limits
+    graphql_introspection: bool
+    graphql_field_suggestions: bool
+    graphql_max_depth: int
+    graphql_max_aliases: int
+    graphql_max_tokens: int
+    http_max_body_bytes: int
+    graphiql_enabled: bool
+    request_timeout_seconds: float
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str] | None = None) -> Settings:
-        read = _Reader(os.environ if environ is None else environ)
-        extra_owned = read.names("GRAPH_OWNED_RELATION_TYPES")
-        embedder = read.choice("EMBEDDER", ("minilm", "openai", "hash"), "minilm") or "minilm"
-        raw_dim = read.text("EMBEDDER_DIM")
-        introspection = read.flag("GRAPHQL_INTROSPECTION", False)
-        return cls(
-            neo4j_uri=read.text("NEO4J_URI", cls.neo4j_uri) or cls.neo4j_uri,
-            neo4j_user=read.text("NEO4J_USER", cls.neo4j_user) or cls.neo4j_user,
-            neo4j_password=read.secret("NEO4J_PASSWORD"),
-            neo4j_database=read.text("NEO4J_DATABASE"),
-            query_timeout_seconds=read.number("NEO4J_QUERY_TIMEOUT_SECONDS", 10.0, 0.1, 3600),
-            rrf_k=read.integer("RETRIEVAL_RRF_K", DEFAULT_RRF_K, 1, 100_000),
-            lexical=LexicalRule(
-                fields=read.lexical_fields("RETRIEVAL_LEXICAL_FIELDS"),
-                min_coverage=read.number("RETRIEVAL_LEXICAL_MIN_COVERAGE", 0.5, 0.0, 1.0),
-            ),
-            graph_owned_relation_types=tuple(
-                dict.fromkeys(GRAPH_OWNED_RELATION_TYPES + extra_owned)
-            ),
-            embedder=embedder,
-            embedder_url=read.text("EMBEDDER_URL"),
-            embedder_model=read.text("EMBEDDER_MODEL"),
-            embedder_dim=read.integer("EMBEDDER_DIM", 0, 1, 4096) if raw_dim else None,
-            embedder_api_key=read.secret("EMBEDDER_API_KEY"),
-            vector_store=read.choice("VECTOR_STORE", ("neo4j", "qdrant"), "neo4j") or "neo4j",
-            qdrant_path=read.path("QDRANT_PATH"),
-            vector_store_max_results=read.integer("VECTOR_STORE_MAX_RESULTS", 1000, 1, 1_000_000),
-            auth_mode=read.choice("AUTH_MODE", ("jwt", "apikeys", "none"), None),
-            auth_jwt_secret=read.secret("AUTH_JWT_SECRET"),
-            auth_jwks_file=read.path("AUTH_JWKS_FILE"),
-            auth_api_keys_file=read.path("AUTH_API_KEYS_FILE"),
-            auth_jwt_audience=read.text("AUTH_JWT_AUDIENCE"),
-            auth_jwt_issuer=read.text("AUTH_JWT_ISSUER"),
-            auth_jwt_leeway_seconds=read.number("AUTH_JWT_LEEWAY_SECONDS", 30.0, 0, 300),
-            federation_gateway_token=read.secret("FEDERATION_GATEWAY_TOKEN"),
-            graphql_introspection=introspection,
-            graphql_field_suggestions=read.flag("GRAPHQL_FIELD_SUGGESTIONS", introspection),
-            graphql_max_depth=read.integer("GRAPHQL_MAX_DEPTH", 8, 1, 100),
-            graphql_max_aliases=read.integer("GRAPHQL_MAX_ALIASES", 30, 0, 1000),
-            graphql_max_tokens=read.integer("GRAPHQL_MAX_TOKENS", 1000, 50, 1_000_000),
-            http_max_body_bytes=read.integer(
-                "HTTP_MAX_BODY_BYTES", 1_048_576, 1024, 100 * 1_048_576
-            ),
-            graphiql_enabled=read.flag("GRAPHIQL_ENABLED", introspection),
-            request_timeout_seconds=read.number("REQUEST_TIMEOUT_SECONDS", 30.0, 0.1, 3600),
+        environ = os.environ if environ is None else environ
+        by_variable: dict[str, object] = {}
+        values: dict[str, Any] = {}
+        for setting in SETTINGS:
+            value = setting.read(environ, by_variable)
+            by_variable[setting.variable] = values[setting.field] = value
+        values["lexical"] = LexicalRule(
+            fields=values.pop("lexical_fields"), min_coverage=values.pop("lexical_min_coverage")
         )
+        return cls(**values)
 
     def public_summary(self) -> dict[str, object]:
         """Every setting but the secrets, for the start-up log."""

@@ -1,0 +1,207 @@
+"""How one setting is declared and read: its variable, the `Settings` field it fills, its kind
+(type, range, default) and what it means, in one `Setting(...)` line.
+
+`api.settings.SETTINGS` lists every setting this way; `Settings.from_environ` reads them in one
+loop and `api.settings_doc` renders the same list as docs/settings.md. A kind parses the raw
+text (an unset or empty variable means the default) and raises `SettingsError` naming the
+variable and what it accepts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Generic, TypeVar
+
+
+class SettingsError(ValueError):
+    """A setting is missing or invalid; the message names it and says what it accepts."""
+
+
+class Secret(str):
+    """A string that does not show itself in reprs or logs."""
+
+    def __repr__(self) -> str:
+        return "Secret('**********')"
+
+
+T = TypeVar("T")
+N = TypeVar("N", int, float)
+
+
+class Kind(Generic[T]):
+    """A setting's type: how its text is parsed, its default, and how both read in the docs."""
+
+    default: T
+
+    def parse(self, key: str, raw: str) -> T:
+        raise NotImplementedError
+
+    def accepts(self) -> str:
+        """What a value may be, for docs/settings.md."""
+        raise NotImplementedError
+
+    def shows_default(self) -> str:
+        return "unset" if self.default is None else f"`{self.default}`"
+
+
+@dataclass(frozen=True)
+class Text(Kind[str | None]):
+    default: str | None = None
+
+    def parse(self, key: str, raw: str) -> str | None:
+        return raw
+
+    def accepts(self) -> str:
+        return "text"
+
+
+@dataclass(frozen=True)
+class SecretText(Kind[Secret | None]):
+    default: None = None
+
+    def parse(self, key: str, raw: str) -> Secret | None:
+        return Secret(raw)
+
+    def accepts(self) -> str:
+        return "text (secret: never logged)"
+
+
+@dataclass(frozen=True)
+class FilePath(Kind[Path | None]):
+    default: None = None
+
+    def parse(self, key: str, raw: str) -> Path | None:
+        return Path(raw).expanduser()
+
+    def accepts(self) -> str:
+        return "a path"
+
+
+@dataclass(frozen=True)
+class Choice(Kind[str | None]):
+    choices: tuple[str, ...]
+    default: str | None
+
+    def parse(self, key: str, raw: str) -> str | None:
+        if raw not in self.choices:
+            raise SettingsError(f"{key}={raw!r} is not one of: {', '.join(self.choices)}")
+        return raw
+
+    def accepts(self) -> str:
+        return " \\| ".join(f"`{choice}`" for choice in self.choices)
+
+
+@dataclass(frozen=True)
+class _Bounded(Kind[N | None]):
+    default: N | None
+    low: N
+    high: N
+
+    def parse(self, key: str, raw: str) -> N | None:
+        try:
+            value = self._convert(raw)
+        except ValueError:
+            raise SettingsError(f"{key}={raw!r} is not {self._noun()}") from None
+        if not self.low <= value <= self.high:
+            raise SettingsError(f"{key}={value} must be between {self.low} and {self.high}")
+        return value
+
+    def _convert(self, raw: str) -> N:
+        raise NotImplementedError
+
+    def _noun(self) -> str:
+        raise NotImplementedError
+
+    def accepts(self) -> str:
+        return f"{self._noun()}, {self.low:,} to {self.high:,}"
+
+
+@dataclass(frozen=True)
+class Integer(_Bounded[int]):
+    def _convert(self, raw: str) -> int:
+        return int(raw)
+
+    def _noun(self) -> str:
+        return "an integer"
+
+
+@dataclass(frozen=True)
+class Number(_Bounded[float]):
+    def _convert(self, raw: str) -> float:
+        return float(raw)
+
+    def _noun(self) -> str:
+        return "a number"
+
+
+@dataclass(frozen=True)
+class Flag(Kind[bool]):
+    """A boolean; unset, it is `default`, or the value of the setting `follows` names."""
+
+    default: bool = False
+    follows: str | None = None
+
+    def parse(self, key: str, raw: str) -> bool:
+        if raw.lower() in ("1", "true", "yes", "on"):
+            return True
+        if raw.lower() in ("0", "false", "no", "off"):
+            return False
+        raise SettingsError(f"{key}={raw!r} is not a boolean (true/false)")
+
+    def accepts(self) -> str:
+        return "`true` \\| `false`"
+
+    def shows_default(self) -> str:
+        return f"= `{self.follows}`" if self.follows else f"`{str(self.default).lower()}`"
+
+
+@dataclass(frozen=True)
+class Names(Kind[tuple[str, ...]]):
+    """A comma-separated list of names; `choices`, when given, are the lists it may be (in
+    any order); `always` are names the value holds whatever is set."""
+
+    default: tuple[str, ...] = ()
+    choices: tuple[tuple[str, ...], ...] = ()
+    always: tuple[str, ...] = ()
+
+    def parse(self, key: str, raw: str) -> tuple[str, ...]:
+        chosen = tuple(part.strip() for part in raw.split(",") if part.strip())
+        if not chosen:
+            return self.default
+        if self.choices:
+            for choice in self.choices:
+                if sorted(chosen) == sorted(choice) and len(set(chosen)) == len(chosen):
+                    return choice
+            accepted = " or ".join(",".join(choice) for choice in self.choices)
+            raise SettingsError(f"{key}={','.join(chosen)!r} is not one of: {accepted}")
+        return tuple(dict.fromkeys(self.always + chosen))
+
+    def accepts(self) -> str:
+        if self.choices:
+            return " \\| ".join(f"`{','.join(choice)}`" for choice in self.choices)
+        return "names, comma-separated" + (", added to the default" if self.always else "")
+
+    def shows_default(self) -> str:
+        return f"`{','.join(self.default)}`" if self.default else "none"
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One environment variable: the `Settings` attribute it fills, its kind, what it means."""
+
+    variable: str
+    field: str
+    kind: Kind[Any]
+    description: str
+
+    def read(self, environ: Mapping[str, str], read_so_far: Mapping[str, object]) -> object:
+        """The value in `environ`, or the default (an unset and an empty variable alike).
+        `read_so_far`: the values of the settings declared before, by variable."""
+        raw = environ.get(self.variable)
+        if raw is not None and raw != "":
+            return self.kind.parse(self.variable, raw)
+        if isinstance(self.kind, Flag) and self.kind.follows is not None:
+            return read_so_far[self.kind.follows]
+        return self.kind.default
