@@ -1,16 +1,45 @@
-"""Argument ranges of the GraphQL contract (contract §3, §5, §6), checked before any I/O."""
+"""Argument ranges and defaults of the GraphQL contract (contract §3, §5, §6), checked before
+any I/O."""
 
 from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
 
 from contract.errors import Malformed
 from contract.identifiers import is_canonical_uuid
 
-SEARCH_LIMIT = (1, 100)  # contract §3: default 10
-SUPPORT_LIMIT = (0, 10)  # contract §3: default 3
-WALK_DEPTH = (1, 2)  # contract §5: default 1
-WALK_MAX_NODES = (1, 500)  # default 50; counts the start
-WALK_MAX_EDGES = (1, 1000)  # default 100
-WALK_MAX_CANDIDATES = (1, 5000)  # default 500
+
+@dataclass(frozen=True)
+class Bound:
+    """An integer argument's range and default, declared once: the resolvers take the default
+    and the schema description from here, and `check_range` the range."""
+
+    low: int
+    high: int
+    default: int
+    what: str  # what the number means, the start of its description
+    note: str = ""  # said after the range, when there is more to say
+
+    @property
+    def description(self) -> str:
+        text = f"{self.what}: {self.low} to {self.high} (default {self.default})."
+        return f"{text} {self.note}" if self.note else text
+
+
+SEARCH_LIMIT = Bound(1, 100, 10, "At most this many hits")  # contract §3, §4
+SUPPORT_LIMIT = Bound(0, 10, 3, "Evidence passages per hit")  # contract §3
+EVIDENCE_LIMIT = dataclasses.replace(SUPPORT_LIMIT, what="How many passages")  # Entity.evidence
+WALK_DEPTH = Bound(1, 2, 1, "How many steps out from the start")  # contract §5
+WALK_MAX_NODES = Bound(1, 500, 50, "At most this many entities in `nodes`, the start included")
+WALK_MAX_EDGES = Bound(1, 1000, 100, "At most this many edges")
+WALK_MAX_CANDIDATES = Bound(
+    1,
+    5000,
+    500,
+    "At most this many stored relations read per step",
+    "Reaching it reports CANDIDATES; the walk goes on with what it read.",
+)
 MAX_QUERY_LENGTH = 1000  # characters; a search query longer than this is refused
 MAX_LABELS = 100
 MAX_RELATION_TYPES = 100
@@ -23,10 +52,9 @@ def candidates_per_list(limit: int) -> int:
     return min(2 * limit, MAX_CANDIDATES_PER_LIST)
 
 
-def check_range(argument: str, value: int, bounds: tuple[int, int]) -> int:
-    low, high = bounds
-    if not low <= value <= high:
-        raise Malformed(argument, f"must be between {low} and {high}, got {value}")
+def check_range(argument: str, value: int, bound: Bound) -> int:
+    if not bound.low <= value <= bound.high:
+        raise Malformed(argument, f"must be between {bound.low} and {bound.high}, got {value}")
     return value
 
 

@@ -6,7 +6,7 @@ from typing import Annotated
 
 import strawberry
 
-from contract.arguments import SUPPORT_LIMIT, check_range
+from contract.arguments import EVIDENCE_LIMIT, check_range
 from contract.scope import Scope
 from graph.records import EntityRecord
 from loaders import Loaders
@@ -58,10 +58,10 @@ class Entity:
         self,
         info: Info,
         limit: Annotated[
-            int, strawberry.argument(description="How many passages, 0 to 10 (default 3).")
-        ] = 3,
+            int, strawberry.argument(description=EVIDENCE_LIMIT.description)
+        ] = EVIDENCE_LIMIT.default,
     ) -> list[Passage]:
-        check_range("limit", limit, SUPPORT_LIMIT)
+        check_range("limit", limit, EVIDENCE_LIMIT)
         loaders = info.context.loaders(self.scope)
         ids = await loaders.evidence_ids_by_entity_id.load((str(self.id), limit))
         return await visible_passages(loaders, ids)

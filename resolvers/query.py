@@ -6,7 +6,7 @@ from typing import Annotated
 
 import strawberry
 
-from contract.arguments import check_id
+from contract.arguments import SEARCH_LIMIT, SUPPORT_LIMIT, check_id
 from resolvers import entity_search, passage_search
 from resolvers.context import Info
 from resolvers.entity import Entity
@@ -61,12 +61,11 @@ class Query(FederationQuery):
         ] = None,
         mode: ModeArgument = SearchMode.HYBRID,
         limit: Annotated[
-            int, strawberry.argument(description="At most this many hits, 1 to 100.")
-        ] = 10,
+            int, strawberry.argument(description=SEARCH_LIMIT.description)
+        ] = SEARCH_LIMIT.default,
         support_limit: Annotated[
-            int,
-            strawberry.argument(description="Evidence passages per hit, 0 to 10 (default 3)."),
-        ] = 3,
+            int, strawberry.argument(description=SUPPORT_LIMIT.description)
+        ] = SUPPORT_LIMIT.default,
     ) -> list[EntityHit]:
         return await entity_search.search_entities(
             info, query, scope, labels, mode, limit, support_limit
@@ -85,8 +84,8 @@ class Query(FederationQuery):
         scope: ScopeArgument = None,
         mode: ModeArgument = SearchMode.HYBRID,
         limit: Annotated[
-            int, strawberry.argument(description="At most this many hits, 1 to 100.")
-        ] = 10,
+            int, strawberry.argument(description=SEARCH_LIMIT.description)
+        ] = SEARCH_LIMIT.default,
     ) -> list[PassageHit]:
         return await passage_search.search_passages(info, query, scope, mode, limit)
 
