@@ -22,11 +22,11 @@ from api.app import create_app
 from api.settings import Settings
 from graph.driver import Graph
 from graph.graph_schema import CONSTRAINTS
-from tests.graph_builder import GraphBuilder
-from tests.scripted_embedder import ScriptedQueryEmbedder
+from tests.support.graph_builder import GraphBuilder
+from tests.support.scripted_embedder import ScriptedQueryEmbedder
 
 if TYPE_CHECKING:
-    from tests.load_helpers import Cli
+    from tests.support.load_helpers import Cli
 
 TEST_DIMENSION = 8
 
@@ -181,6 +181,6 @@ async def client(neo4j_uri: str, graph: Graph) -> AsyncIterator[Client]:
 @pytest.fixture
 def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], neo4j_uri: str) -> Cli:
     """Runs `evidencegraph` commands against the test server (`await cli.run("load", path)`)."""
-    from tests.load_helpers import Cli  # it imports this module's TEST_DIMENSION
+    from tests.support.load_helpers import Cli  # it imports this module's TEST_DIMENSION
 
     return Cli(monkeypatch, capsys, neo4j_uri)

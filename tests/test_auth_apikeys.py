@@ -16,9 +16,9 @@ from api.settings import Settings, SettingsError
 from contract.errors import Unauthenticated
 from contract.scope import Grant
 from graph.driver import Graph
-from tests.auth_material import bearer
 from tests.conftest import serving
-from tests.graph_builder import GraphBuilder
+from tests.support.auth_material import bearer
+from tests.support.graph_builder import GraphBuilder
 
 ACME_KEY = "acme-reader-7f3c9a1e5b2d4c6f8a0b"
 BOTH_KEY = "both-reader-0c1d2e3f4a5b6c7d8e9f"

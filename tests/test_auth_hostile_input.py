@@ -14,7 +14,7 @@ from api.auth_apikeys import ApiKeyAuthenticator
 from api.auth_jwt import JwtAuthenticator, load_jwks
 from contract.errors import Unauthenticated
 from contract.scope import Grant
-from tests.auth_material import HS_SECRET, claims, ec_pair, forged, rsa_pair, write_jwks
+from tests.support.auth_material import HS_SECRET, claims, ec_pair, forged, rsa_pair, write_jwks
 
 KEY = "known-key-0123456789abcdef"
 

@@ -14,7 +14,8 @@ from api.settings import Settings, SettingsError
 from contract.errors import Unauthenticated
 from contract.scope import Grant
 from graph.driver import Graph
-from tests.auth_material import (
+from tests.conftest import serving
+from tests.support.auth_material import (
     HS_SECRET,
     KeyPair,
     bearer,
@@ -26,8 +27,7 @@ from tests.auth_material import (
     signed,
     write_jwks,
 )
-from tests.conftest import serving
-from tests.graph_builder import GraphBuilder
+from tests.support.graph_builder import GraphBuilder
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ from pathlib import Path
 import yaml
 
 from api.settings import Settings
-from tests.node_tools import debian_program
+from tests.support.node_tools import debian_program
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCKER = ROOT / "docker"

@@ -20,7 +20,7 @@ from evaluation.queryset import (
 )
 from evaluation.variants import BY_NAME, STANDARD, chosen
 from graph.driver import Graph
-from tests.load_helpers import Cli
+from tests.support.load_helpers import Cli
 
 DULCE = Path(__file__).resolve().parents[1] / "data" / "graphrag-operation-dulce"
 

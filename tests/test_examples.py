@@ -13,7 +13,7 @@ from graph import lookups
 from graph.driver import Graph
 from graph.graph_schema import apply_schema
 from tests.conftest import TEST_DIMENSION, Client
-from tests.graph_builder import GraphBuilder, Version, unit_vector
+from tests.support.graph_builder import GraphBuilder, Version, unit_vector
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

@@ -10,7 +10,7 @@ from typing import Any
 from graph import lookups
 from graph.driver import Graph
 from tests.conftest import Client
-from tests.graph_builder import GraphBuilder, new_id
+from tests.support.graph_builder import GraphBuilder, new_id
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 

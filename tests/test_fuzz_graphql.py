@@ -39,9 +39,9 @@ from api.schema import create_schema
 from graph.driver import Graph
 from graph.graph_schema import apply_schema
 from tests.conftest import TEST_DIMENSION, wipe
-from tests.graph_builder import GraphBuilder
-from tests.node_tools import REPOSITORY
-from tests.serving import Served, served_process
+from tests.support.graph_builder import GraphBuilder
+from tests.support.node_tools import REPOSITORY
+from tests.support.serving import Served, served_process
 
 EXAMPLES_PER_OPERATION = int(os.environ.get("FUZZ_EXAMPLES_PER_OPERATION", "400"))
 API_KEY = "fuzzing-key-acme-0123456789abcdef"

@@ -2,7 +2,7 @@
 a second subgraph (`tests/node/popularity.graphql`) that extends `Entity` by `id`.
 
 Every request the gateway sends to a subgraph is logged (`tests/node/gateway.mjs`), and the
-served process lists the statements it sent to Neo4j (`tests/served_app.py`), so each test
+served process lists the statements it sent to Neo4j (`tests/support/served_app.py`), so each test
 states how many `_entities` fetches and how many database reads a gateway query costs. The
 counts land in `test-output/gateway-*.json` too.
 """
@@ -22,9 +22,9 @@ from graph import lookups
 from graph.driver import Graph
 from graph.graph_schema import apply_schema
 from tests.conftest import TEST_DIMENSION
-from tests.graph_builder import GraphBuilder
-from tests.node_tools import REPOSITORY
-from tests.serving import Served, served_node, served_service
+from tests.support.graph_builder import GraphBuilder
+from tests.support.node_tools import REPOSITORY
+from tests.support.serving import Served, served_node, served_service
 
 OUTPUT = REPOSITORY / "test-output"
 LOOKUP_NAMES = {

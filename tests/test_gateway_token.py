@@ -14,9 +14,9 @@ from api.app import create_app
 from api.gateway_token import GatewayToken
 from api.settings import Settings, SettingsError
 from graph.driver import Graph
-from tests.auth_material import bearer
 from tests.conftest import Client, serving, settings_for_tests
-from tests.graph_builder import GraphBuilder
+from tests.support.auth_material import bearer
+from tests.support.graph_builder import GraphBuilder
 
 TOKEN = "gateway-token-0123456789abcdef0123456789abcdef"
 USER_KEY = "acme-user-key-aaaaaaaaaaaaaaaa"

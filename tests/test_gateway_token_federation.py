@@ -16,9 +16,9 @@ import pytest
 
 from graph.driver import Graph
 from tests.conftest import TEST_DIMENSION
-from tests.graph_builder import GraphBuilder
-from tests.node_tools import REPOSITORY
-from tests.serving import Served, served_node, served_process
+from tests.support.graph_builder import GraphBuilder
+from tests.support.node_tools import REPOSITORY
+from tests.support.serving import Served, served_node, served_process
 
 TOKEN = "gateway-token-for-the-federation-test-0123456789"
 ACME_KEY = "acme-user-key-0123456789abcdef"

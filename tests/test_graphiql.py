@@ -18,9 +18,9 @@ from graph.driver import Graph
 from graph.graph_schema import apply_schema
 from tests.conftest import TEST_DIMENSION
 from tests.conftest import settings_for_tests as settings_for
-from tests.graph_builder import GraphBuilder
-from tests.node_tools import REPOSITORY, WEB_DIR, chromium, npm_packages, run_script
-from tests.serving import Served, served_service
+from tests.support.graph_builder import GraphBuilder
+from tests.support.node_tools import REPOSITORY, WEB_DIR, chromium, npm_packages, run_script
+from tests.support.serving import Served, served_service
 
 OUTPUT = REPOSITORY / "test-output"
 BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"

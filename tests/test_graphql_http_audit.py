@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.node_tools import REPOSITORY, run_script
-from tests.serving import Served, served_service
+from tests.support.node_tools import REPOSITORY, run_script
+from tests.support.serving import Served, served_service
 
 OUTPUT = REPOSITORY / "test-output"
 

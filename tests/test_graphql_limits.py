@@ -17,7 +17,7 @@ from api.app import create_app
 from api.graphql_limits import CACHE_SIZE
 from graph.driver import Graph
 from tests.conftest import Client, serving, settings_for_tests
-from tests.graph_builder import new_id
+from tests.support.graph_builder import new_id
 
 ENTITY_ID = new_id()
 # The deepest path the schema has: walk → edges → source → evidence → document (depth 5).

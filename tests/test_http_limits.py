@@ -17,7 +17,7 @@ from contract.errors import BackendUnavailable
 from graph import lookups
 from graph.driver import Graph
 from tests.conftest import serving
-from tests.graph_builder import GraphBuilder, new_id
+from tests.support.graph_builder import GraphBuilder, new_id
 
 GRAPHQL_RESPONSE = "application/graphql-response+json"
 PASSAGE = f'{{ passage(id: "{new_id()}") {{ text }} }}'

@@ -21,7 +21,7 @@ from graph.lexical_index import ENTITY_ANALYZER, LexicalIndexSpec
 from retrieval.lexical_rule import LexicalRule, content_words, lexical_request
 from retrieval.query_words import plain_words
 from tests.conftest import TEST_DIMENSION, Client, serving
-from tests.graph_builder import GraphBuilder, unit_vector
+from tests.support.graph_builder import GraphBuilder, unit_vector
 from tests.test_entity_search import SEARCH, search
 
 PLAIN_WORDS = re.compile(r"[^\W_]+( [^\W_]+)*")

@@ -9,7 +9,15 @@ from typing import Any
 from contract.scope import Scope
 from graph import jobs, lookups
 from graph.driver import Graph
-from tests.load_helpers import Cli, bundle_line, entity, graph_counts, relation, uid, write_bundle
+from tests.support.load_helpers import (
+    Cli,
+    bundle_line,
+    entity,
+    graph_counts,
+    relation,
+    uid,
+    write_bundle,
+)
 
 
 async def visible_passages(graph: Graph, passage_ids: list[str]) -> set[str]:

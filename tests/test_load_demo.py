@@ -15,8 +15,8 @@ from commands.demo_examples import search_query, walk_query, walk_start
 from graph.driver import Graph
 from ingest.graphrag import read_graphrag
 from tests.conftest import TEST_DIMENSION
-from tests.node_tools import REPOSITORY, WEB_DIR, npm_packages
-from tests.serving import served_process
+from tests.support.node_tools import REPOSITORY, WEB_DIR, npm_packages
+from tests.support.serving import served_process
 
 ALEX_MERCER = "bbb2ad85-3d0b-4c26-b6f9-71ed76ee64bd"
 

@@ -15,8 +15,8 @@ from embedding.hashing import HashEmbedder
 from graph.driver import Graph
 from graph.embedder_record import record_embedder
 from tests.conftest import TEST_DIMENSION, serving, settings_for_tests
-from tests.graph_builder import GraphBuilder
-from tests.load_helpers import Cli, bundle_line, entity, graph_counts, write_bundle
+from tests.support.graph_builder import GraphBuilder
+from tests.support.load_helpers import Cli, bundle_line, entity, graph_counts, write_bundle
 
 
 def small_bundle(tmp_path: Path, document: int = 1) -> Path:

@@ -10,7 +10,7 @@ from embedding.hashing import HashEmbedder
 from graph.driver import Graph
 from ingest.graphrag import read_graphrag
 from tests.conftest import TEST_DIMENSION, Client
-from tests.load_helpers import Cli, graph_counts
+from tests.support.load_helpers import Cli, graph_counts
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 DULCE = DATA / "graphrag-operation-dulce"

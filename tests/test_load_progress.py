@@ -10,7 +10,7 @@ import pytest
 from graph.driver import Graph
 from ingest.load_progress import PlainProgress
 from ingest.load_report import LoadTotals
-from tests.load_helpers import Cli, bundle_line, entity, write_bundle
+from tests.support.load_helpers import Cli, bundle_line, entity, write_bundle
 
 PROGRESS = re.compile(
     r"load: documents \d+/\d+ \(\d+ loaded, \d+ unchanged, \d+ rejected\), passages \d+, "

@@ -18,7 +18,7 @@ from ingest.bundle import parse_line
 from ingest.document_version import DocumentVersion
 from ingest.loader import Loader
 from tests.conftest import TEST_DIMENSION
-from tests.load_helpers import bundle_line, entity, graph_counts, relation, uid
+from tests.support.load_helpers import bundle_line, entity, graph_counts, relation, uid
 
 
 def version_of(line: dict[str, Any]) -> DocumentVersion:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from graph.driver import Graph
 from tests.conftest import Client
-from tests.graph_builder import GraphBuilder, new_id
+from tests.support.graph_builder import GraphBuilder, new_id
 
 ENTITY = "query($id: ID!, $scope: ScopeInput) { entity(id: $id, scope: $scope) { id name labels } }"
 PASSAGE = (

@@ -11,7 +11,7 @@ from graph.driver import Graph
 from graph.graph_schema import apply_schema
 from retrieval.fusion import rrf_score
 from tests.conftest import TEST_DIMENSION, Client
-from tests.graph_builder import GraphBuilder, unit_vector
+from tests.support.graph_builder import GraphBuilder, unit_vector
 
 SEARCH = """
 query($query: String!, $mode: SearchMode! = HYBRID, $limit: Int! = 10, $scope: ScopeInput) {

@@ -14,9 +14,9 @@ import pytest
 
 from graph.driver import Graph
 from graph.graph_schema import apply_schema
-from tests.auth_material import bearer
 from tests.conftest import TEST_DIMENSION, serving
-from tests.graph_builder import GraphBuilder
+from tests.support.auth_material import bearer
+from tests.support.graph_builder import GraphBuilder
 
 ACME_KEY = "acme-only-key-0123456789abcdef"
 GLOBEX_KEY = "globex-only-key-0123456789abcdef"

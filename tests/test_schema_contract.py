@@ -20,7 +20,7 @@ from graphql import (
 
 from api.schema import create_schema, schema_sdl
 from commands.main import main
-from tests.node_tools import run_script
+from tests.support.node_tools import run_script
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 COMMITTED = REPOSITORY / "schema.graphql"

@@ -1,7 +1,7 @@
 """Nobody sees what is not theirs (contract §1, §8), as a property over random graphs on the real
-Neo4j: for random worlds (tests/scope_world.py), callers and scopes, every field that can
+Neo4j: for random worlds (tests/support/scope_world.py), callers and scopes, every field that can
 return a passage or an entity returns exactly what the independent oracle
-(tests/scope_oracle.py) allows, with the right status and evidence, and a hidden id answers
+(tests/support/scope_oracle.py) allows, with the right status and evidence, and a hidden id answers
 exactly like a missing one.
 
 Fields checked: searchEntities (hits, status, ranks, evidenceIds, evidence) and searchPassages,
@@ -35,17 +35,17 @@ from hypothesis import strategies as st
 
 from graph.driver import Graph
 from graph.graph_schema import apply_schema
-from tests.auth_material import bearer
 from tests.conftest import Client, serving
-from tests.scope_checks import (
+from tests.support.auth_material import bearer
+from tests.support.scope_checks import (
     MODES,
     check_federation,
     check_forbidden,
     check_scoped_fields,
     check_walk,
 )
-from tests.scope_oracle import ForbiddenScope, Oracle, effective
-from tests.scope_world import (
+from tests.support.scope_oracle import ForbiddenScope, Oracle, effective
+from tests.support.scope_world import (
     BALLAST_SIZE,
     DIMENSION,
     LABELS,

@@ -17,7 +17,7 @@ from graph.driver import Graph
 from graph.graph_schema import apply_schema
 from graph.index_catalog import read_index_catalog
 from tests.conftest import TEST_DIMENSION, Client, settings_for_tests
-from tests.graph_builder import GraphBuilder
+from tests.support.graph_builder import GraphBuilder
 
 
 def test_a_bad_setting_stops_start_up_naming_the_variable() -> None:

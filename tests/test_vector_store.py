@@ -10,7 +10,7 @@ import pytest
 from graph.driver import Graph
 from graph.graph_schema import apply_schema
 from tests.conftest import TEST_DIMENSION, Client
-from tests.graph_builder import GraphBuilder, unit_vector
+from tests.support.graph_builder import GraphBuilder, unit_vector
 from vectorstores.qdrant import QdrantVectorStore
 from vectorstores.sync import sync_entity_vectors
 

@@ -11,7 +11,7 @@ import pytest
 from api.schema import create_schema
 from graph.driver import Graph
 from tests.conftest import Client, serving
-from tests.graph_builder import GraphBuilder, new_id
+from tests.support.graph_builder import GraphBuilder, new_id
 
 WALK = """
 query($id: ID!, $scope: ScopeInput, $depth: Int! = 1, $types: [String!],

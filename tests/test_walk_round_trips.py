@@ -10,7 +10,7 @@ import pytest
 
 from graph.driver import Graph
 from tests.conftest import Client
-from tests.graph_builder import GraphBuilder, new_id
+from tests.support.graph_builder import GraphBuilder, new_id
 
 # Everything a UI showing a walk would select (the brief's query).
 FULL = """

@@ -13,7 +13,7 @@ from datetime import timedelta
 from contract.scope import Scope
 from graph import jobs, lookups
 from graph.driver import Graph
-from tests.graph_builder import GraphBuilder, new_id
+from tests.support.graph_builder import GraphBuilder, new_id
 
 SCOPE = Scope(("acme",))
 

@@ -1,7 +1,7 @@
 """The app as a test serves it from a real process (uvicorn), for real clients: a federation
 gateway, graphql-http's audit, a browser.
 
-    uvicorn --factory tests.served_app:create_test_app
+    uvicorn --factory tests.support.served_app:create_test_app
 
 Test-only: `GET /_test/statements` lists the statements the process sent to Neo4j since the last
   `DELETE /_test/statements`, so a test can count round trips across the process boundary.

@@ -1,5 +1,5 @@
 """The operations the scope properties send, and how each answer is judged against the oracle
-(tests/scope_oracle.py): the scoped root fields in one request (aliases), one walk (and, when
+(./scope_oracle.py): the scoped root fields in one request (aliases), one walk (and, when
 its start is hidden, the same walk from a missing id), and `_entities` for every id."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from tests.conftest import Client
-from tests.scope_oracle import Oracle
-from tests.scope_world import WORD, World
+from tests.support.scope_oracle import Oracle
+from tests.support.scope_world import WORD, World
 
 MODES = ("LEXICAL", "SEMANTIC", "HYBRID")
 PASSAGE = (

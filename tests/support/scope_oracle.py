@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tests.scope_world import Chunk, Relation, World
+from tests.support.scope_world import Chunk, Relation, World
 
 EDGE_EVIDENCE = 3  # contract §5: up to 3 passages per ASSERTION
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-REPOSITORY = Path(__file__).resolve().parents[1]
+REPOSITORY = Path(__file__).resolve().parents[2]
 NODE_DIR = REPOSITORY / "tests" / "node"
 WEB_DIR = REPOSITORY / "web"
 CHROMIUM = Path("/usr/bin/chromium")

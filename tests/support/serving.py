@@ -1,5 +1,5 @@
 """Servers in their own processes, on 127.0.0.1 and a free port, for the client tests: the
-service under uvicorn (`tests/served_app.py`) and the Node servers of `tests/node/`.
+service under uvicorn (`tests/support/served_app.py`) and the Node servers of `tests/node/`.
 
     with served_process([...command...], name="gateway") as server: ... server.url ...
 
@@ -22,7 +22,7 @@ import httpx
 import pytest
 
 from tests.conftest import TEST_DIMENSION
-from tests.node_tools import NODE_DIR, REPOSITORY, WEB_DIR, node, npm_packages
+from tests.support.node_tools import NODE_DIR, REPOSITORY, WEB_DIR, node, npm_packages
 
 LOOPBACK = "127.0.0.1"
 
@@ -114,7 +114,7 @@ def served_service(neo4j_uri: str, log_dir: Path) -> Iterator[Served]:
         "-m",
         "uvicorn",
         "--factory",
-        "tests.served_app:create_test_app",
+        "tests.support.served_app:create_test_app",
         "--host",
         LOOPBACK,
         "--port",

@@ -1,0 +1,1 @@
+"""What the tests share: servers and clients, graph builders, the scope oracle, test embedders."""
