@@ -26,9 +26,9 @@ from typing import Any, LiteralString
 
 from contract.scope import Scope
 from graph.driver import Graph
-from graph.fusion import RANK_AND_FUSE
 from graph.lookups import ENTITY_MAP, PASSAGE_MAP, scoped
 from graph.records import EntityRecord, PassageRecord
+from graph.search_ranking import RANK_AND_FUSE
 from graph.visibility import entity_returnable, visible_passages_of_entity
 from retrieval.lexical_rule import LexicalRequest
 

@@ -14,9 +14,9 @@ from typing import Any, LiteralString
 
 from contract.scope import Scope
 from graph.driver import Graph
-from graph.fusion import RANK_AND_FUSE
 from graph.lookups import PASSAGE_MAP, scoped
 from graph.records import PassageRecord
+from graph.search_ranking import RANK_AND_FUSE
 from graph.visibility import passage_visible
 
 _VISIBLE_NODE: LiteralString = (

@@ -29,7 +29,7 @@ A step reads at most `maxCandidates + 1` relationships of the followed types: th
 directly on the typed expansion, before any check, and the extra one only tells that more
 remained. The frontier is read in id order, each entity's relationships in store order, so the
 same graph gives the same reads. The followed types are written into the pattern as escaped
-names (`[r:`KNOWS`|`LIKES`]`, graph/identifiers.py): Neo4j 5.26 expands only those types then,
+names (`[r:`KNOWS`|`LIKES`]`, graph/cypher_names.py): Neo4j 5.26 expands only those types then,
 while a dynamic `[r:$any($types)]` is planned as `Expand(All)` plus a filter and would read an
 entity's thousands of MENTIONED_IN relationships too. Without `relationTypes`, the followed
 types are the stored ones minus the graph-owned ones; they are cached per graph and checked by
@@ -48,8 +48,8 @@ from typing import Any, LiteralString
 from weakref import WeakKeyDictionary
 
 from contract.scope import Scope
+from graph.cypher_names import relationship_types_pattern
 from graph.driver import Graph
-from graph.identifiers import relationship_types_pattern
 from graph.lookups import ENTITY_MAP, PASSAGE_MAP, scoped
 from graph.records import EntityRecord, PassageRecord
 from graph.visibility import (

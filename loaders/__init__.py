@@ -7,6 +7,6 @@ for a key that is missing *or* hidden: the visibility rule is applied in the sta
 Nothing in this package imports strawberry.
 """
 
-from loaders.bundle import Loaders, create_loaders
+from loaders.request_loaders import Loaders, create_loaders
 
 __all__ = ["Loaders", "create_loaders"]

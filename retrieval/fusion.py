@@ -3,7 +3,7 @@ lists with reciprocal rank fusion and the constant 60 (RETRIEVAL_RRF_K)."
 
 score = Σ 1/(k + rank) over the lists that hold the entity; ranks are 1-based positions among
 the returnable entities of each list; ties break by id. The search statements fuse in Cypher
-(graph/fusion.py) so that only the winning hits leave the database; `rrf_score` is the
+(graph/search_ranking.py) so that only the winning hits leave the database; `rrf_score` is the
 reference the search tests check their scores against.
 """
 
