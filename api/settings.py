@@ -26,7 +26,7 @@ from api.setting_kinds import (
 )
 from api.setting_kinds import Secret as Secret
 from api.setting_kinds import SettingsError as SettingsError
-from graph.records import GRAPH_OWNED_RELATION_TYPES
+from contract.graph_owned import GRAPH_OWNED_RELATION_TYPES
 from retrieval.fusion import DEFAULT_RRF_K
 from retrieval.lexical_rule import LEXICAL_FIELD_CHOICES, LexicalRule
 

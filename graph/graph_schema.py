@@ -16,11 +16,11 @@ import logging
 from dataclasses import dataclass
 from typing import LiteralString
 
+from contract.graph_owned import GRAPH_OWNED_LABELS
 from graph.cypher_names import quote_identifier
 from graph.driver import Graph
 from graph.index_catalog import IndexInfo, read_index_catalog
 from graph.lexical_index import PASSAGE_ANALYZER, LexicalIndexSpec, fulltext_index_name
-from graph.records import GRAPH_OWNED_LABELS
 
 log = logging.getLogger(__name__)
 

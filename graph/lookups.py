@@ -10,9 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import LiteralString
 
+from contract.graph_owned import GRAPH_OWNED_LABELS
 from contract.scope import Scope
 from graph.driver import Graph
-from graph.records import GRAPH_OWNED_LABELS, DocumentRecord, EntityRecord, PassageRecord
+from graph.records import DocumentRecord, EntityRecord, PassageRecord
 from graph.visibility import (
     document_in_scope,
     document_visible,

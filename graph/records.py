@@ -5,22 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-# Labels and relationship types the graph itself owns (contract §1, §2).
-GRAPH_OWNED_LABELS: tuple[str, ...] = (
-    "Entity",
-    "Chunk",
-    "Document",
-    "Job",
-    "Community",
-    "ResolvedEntity",
-)
-GRAPH_OWNED_RELATION_TYPES: tuple[str, ...] = (
-    "HAS_PART",
-    "MENTIONED_IN",
-    "IN_COMMUNITY",
-    "RESOLVED_AS",
-)
-
 
 @dataclass(frozen=True, slots=True)
 class DocumentRecord:

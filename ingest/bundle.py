@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from graph.records import GRAPH_OWNED_LABELS, GRAPH_OWNED_RELATION_TYPES
+from contract.graph_owned import GRAPH_OWNED_LABELS, GRAPH_OWNED_RELATION_TYPES
 from ingest.bundle_checks import MISSING, LineChecker
 from ingest.document_version import (
     DocumentInfo,

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from contract.arguments import MAX_NAME_LENGTH
+from contract.graph_owned import GRAPH_OWNED_LABELS
 from contract.identifiers import canonical_id
-from graph.records import GRAPH_OWNED_LABELS
 from ingest.bundle_checks import is_finite_number
 from ingest.document_version import (
     DocumentInfo,

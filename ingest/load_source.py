@@ -13,12 +13,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from contract.graph_owned import GRAPH_OWNED_RELATION_TYPES
 from embedding.query_cache import QueryEmbedder
 from graph.driver import Graph
 from graph.graph_schema import apply_schema
 from graph.index_catalog import IndexState, read_index_catalog
 from graph.lexical_index import LexicalIndexSpec
-from graph.records import GRAPH_OWNED_RELATION_TYPES
 from ingest.bundle import LineError, read_bundle
 from ingest.document_version import DocumentVersion
 from ingest.graphrag import read_graphrag
