@@ -101,6 +101,16 @@ class _Reader:
         accepted = " or ".join(",".join(choice) for choice in LEXICAL_FIELD_CHOICES)
         raise SettingsError(f"{key}={','.join(chosen)!r} is not one of: {accepted}")
 
+    def workspaces(self, key: str) -> tuple[str, ...] | None:
+        """A comma-separated list of workspace names; None when unset, an error when empty."""
+        raw = self.text(key)
+        if raw is None:
+            return None
+        names = tuple(dict.fromkeys(name.strip() for name in raw.split(",") if name.strip()))
+        if not names:
+            raise SettingsError(f"{key} must name at least one workspace, comma-separated")
+        return names
+
     def path(self, key: str) -> Path | None:
         raw = self.text(key)
         return Path(raw).expanduser() if raw else None
@@ -158,6 +168,10 @@ class Settings:
     # schema, so it follows GRAPHQL_INTROSPECTION unless set.
     graphiql_enabled: bool = False
     request_timeout_seconds: float = 30.0
+    # MCP (SPEC §12, docs/mcp.md): the workspaces `evidencegraph mcp` (stdio) grants, None when
+    # unset; the most characters of one tool result (structured content and text together).
+    mcp_workspaces: tuple[str, ...] | None = None
+    mcp_max_result_chars: int = 20_000
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -206,6 +220,8 @@ class Settings:
             ),
             graphiql_enabled=read.flag("GRAPHIQL_ENABLED", introspection),
             request_timeout_seconds=read.number("REQUEST_TIMEOUT_SECONDS", 30.0, 0.1, 3600),
+            mcp_workspaces=read.workspaces("MCP_WORKSPACES"),
+            mcp_max_result_chars=read.integer("MCP_MAX_RESULT_CHARS", 20_000, 2_000, 10_000_000),
         )
 
     def public_summary(self) -> dict[str, object]:
