@@ -8,6 +8,7 @@ start-up with a message naming it (docs/security.md describes each limit and set
     HTTP_MAX_BODY_BYTES        Starlette refuses a larger body with 413 before reading it
     AUTH_MODE unset            only loopback addresses are answered (api/loopback_guard.py)
     REQUEST_TIMEOUT_SECONDS    a coded error instead of a hung request (api/request_timeout.py)
+    MCP_MAX_RESULT_CHARS       the size of one MCP tool result at `/mcp` (api/mcp_http.py)
     GRAPHQL_*                  the schema's limits (api/graphql_limits.py)
 """
 
@@ -25,6 +26,7 @@ from api.graphql_view import GraphQLView
 from api.health import healthz, readyz
 from api.lifespan import lifespan_for
 from api.loopback_guard import ImplicitNoAuthLoopbackOnly
+from api.mcp_http import McpEndpoint
 from api.request_timeout import RequestTimeout
 from api.schema import create_schema
 from api.settings import Settings
@@ -41,6 +43,7 @@ def create_app(settings: Settings | None = None, host: str = "127.0.0.1") -> Sta
     graphql = GraphQLView(
         schema, graphiql=settings.graphiql_enabled, hide_suggestions=hide_suggestions
     )
+    mcp = McpEndpoint(settings.mcp_max_result_chars)
     routes = [
         Route(
             "/graphql",
@@ -48,6 +51,7 @@ def create_app(settings: Settings | None = None, host: str = "127.0.0.1") -> Sta
             methods=["GET", "POST"],
             middleware=[Middleware(RequestTimeout, seconds=settings.request_timeout_seconds)],
         ),
+        Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
     ]
@@ -61,6 +65,6 @@ def create_app(settings: Settings | None = None, host: str = "127.0.0.1") -> Sta
     return Starlette(
         routes=routes,
         middleware=middleware,
-        lifespan=lifespan_for(settings, authenticator, gateway_token),
+        lifespan=lifespan_for(settings, authenticator, gateway_token, mcp.running),
         max_body_size=settings.http_max_body_bytes,
     )

@@ -116,10 +116,9 @@ class GraphQLView(GraphQL[RequestContext, None]):
         services: Services = request.app.state.services
         caller = identify(services.authenticator, services.gateway_token, request.headers)
         return RequestContext(
-            graph=services.graph,
+            answers=services.answer_context(),
             grant=caller.grant,
             auth_error=caller.refusal,
-            services=services,
             through_gateway=caller.through_gateway,
         )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 
 import neo4j
 from starlette.applications import Starlette
@@ -51,45 +51,64 @@ async def open_graph(settings: Settings) -> AsyncIterator[Graph]:
         await driver.close()
 
 
+@asynccontextmanager
+async def open_services(
+    settings: Settings,
+    authenticator: Authenticator,
+    gateway_token: GatewayToken | None = None,
+) -> AsyncIterator[Services]:
+    """The embedder, the vector store and the one driver, started and checked, closed after;
+    the app's lifespan and `evidencegraph mcp` (stdio) both serve from them."""
+    embedder = embedder_from(settings)
+    query_embedder = QueryEmbedder(embedder)
+    dimension = embedder.identity.dimension
+    vector_store = create_vector_store(settings, dimension)
+    driver = create_driver(settings)
+    graph = Graph(driver, settings.neo4j_database, settings.query_timeout_seconds)
+    try:
+        lexical_warnings = await check_graph_at_start(
+            graph, embedder.identity, LexicalIndexSpec(settings.lexical.fields)
+        )
+        log.info(
+            "serving with %s; settings %s",
+            embedder.identity.describe(),
+            settings.public_summary(),
+        )
+        yield Services(
+            settings=settings,
+            graph=graph,
+            authenticator=authenticator,
+            query_embedder=query_embedder,
+            vector_store=vector_store,
+            gateway_token=gateway_token,
+            lexical_warnings=lexical_warnings,
+        )
+    finally:
+        await driver.close()
+        await vector_store.close()
+        query_embedder.close()
+
+
 def lifespan_for(
     settings: Settings,
     authenticator: Authenticator,
     gateway_token: GatewayToken | None = None,
+    mcp_sessions: Callable[[], AbstractAsyncContextManager[None]] | None = None,
 ) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
     """The lifespan of an app whose caller checks were built (and their settings checked) by
-    the app factory, before anything starts."""
+    the app factory, before anything starts; it also runs `/mcp`'s sessions (`mcp_sessions`,
+    api/mcp_http.py)."""
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        embedder = embedder_from(settings)
-        query_embedder = QueryEmbedder(embedder)
-        dimension = embedder.identity.dimension
-        vector_store = create_vector_store(settings, dimension)
-        driver = create_driver(settings)
-        graph = Graph(driver, settings.neo4j_database, settings.query_timeout_seconds)
-        try:
-            lexical_warnings = await check_graph_at_start(
-                graph, embedder.identity, LexicalIndexSpec(settings.lexical.fields)
+        async with AsyncExitStack() as stack:
+            services = await stack.enter_async_context(
+                open_services(settings, authenticator, gateway_token)
             )
-            app.state.services = Services(
-                settings=settings,
-                graph=graph,
-                authenticator=authenticator,
-                query_embedder=query_embedder,
-                vector_store=vector_store,
-                gateway_token=gateway_token,
-                lexical_warnings=lexical_warnings,
-            )
-            log.info(
-                "serving with %s; settings %s",
-                embedder.identity.describe(),
-                settings.public_summary(),
-            )
+            app.state.services = services
+            if mcp_sessions is not None:
+                await stack.enter_async_context(mcp_sessions())
             yield
-        finally:
-            await driver.close()
-            await vector_store.close()
-            query_embedder.close()
 
     return lifespan
 

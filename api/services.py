@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from answers.context import AnswerContext, AnswerSettings, QueryEmbedding
 from api.auth import Authenticator
 from api.gateway_token import GatewayToken
 from api.settings import Settings
@@ -17,8 +17,25 @@ class Services:
     settings: Settings
     graph: Graph
     authenticator: Authenticator
-    query_embedder: Any = None  # embedding.query_cache.QueryEmbedder once the embedder is set up
+    query_embedder: QueryEmbedding | None = None  # set once the embedder is loaded
     vector_store: VectorStore = field(default_factory=Neo4jVectorIndex)
     gateway_token: GatewayToken | None = None  # FEDERATION_GATEWAY_TOKEN, when set
-    # Index problems already logged (resolvers/entity_search.py tells the operator once).
+    # Index problems already logged (answers/entity_search.py tells the operator once).
     lexical_warnings: set[str] = field(default_factory=set)
+
+    def answer_context(self) -> AnswerContext:
+        """What the searches and the walk read, from the collaborators as they are now (built
+        per request: tests and benchmarks swap the graph or the embedder of a running app)."""
+        if self.query_embedder is None:
+            raise RuntimeError("the lifespan has not loaded the embedder")
+        return AnswerContext(
+            graph=self.graph,
+            settings=AnswerSettings(
+                lexical=self.settings.lexical,
+                rrf_k=self.settings.rrf_k,
+                graph_owned_relation_types=self.settings.graph_owned_relation_types,
+            ),
+            query_embedder=self.query_embedder,
+            vector_store=self.vector_store,
+            lexical_warnings=self.lexical_warnings,
+        )

@@ -188,6 +188,23 @@ class Names(Kind[tuple[str, ...]]):
 
 
 @dataclass(frozen=True)
+class Workspaces(Kind[tuple[str, ...] | None]):
+    """A comma-separated list of workspace names; unset: None. Set but naming none is an
+    error, so a typo never grants nothing (or everything) silently."""
+
+    default: None = None
+
+    def parse(self, key: str, raw: str) -> tuple[str, ...] | None:
+        names = tuple(dict.fromkeys(name.strip() for name in raw.split(",") if name.strip()))
+        if not names:
+            raise SettingsError(f"{key} must name at least one workspace, comma-separated")
+        return names
+
+    def accepts(self) -> str:
+        return "workspace names, comma-separated"
+
+
+@dataclass(frozen=True)
 class Setting:
     """One environment variable: the `Settings` attribute it fills, its kind, what it means."""
 

@@ -23,6 +23,7 @@ from api.setting_kinds import (
     SecretText,
     Setting,
     Text,
+    Workspaces,
 )
 from api.setting_kinds import Secret as Secret
 from api.setting_kinds import SettingsError as SettingsError
@@ -233,6 +234,19 @@ SETTINGS: tuple[Setting, ...] = (
         Number(30.0, 0.1, 3600.0),
         "Time until the answer starts; then the request is BACKEND_UNAVAILABLE.",
     ),
+    # MCP (contract §12, docs/mcp.md)
+    Setting(
+        "MCP_WORKSPACES",
+        "mcp_workspaces",
+        Workspaces(),
+        "The workspaces `evidencegraph mcp` (stdio) grants; required unless AUTH_MODE=none.",
+    ),
+    Setting(
+        "MCP_MAX_RESULT_CHARS",
+        "mcp_max_result_chars",
+        Integer(20_000, 2_000, 10_000_000),
+        "The most characters of one MCP tool result (structured content and text together).",
+    ),
 )
 
 
@@ -278,6 +292,9 @@ class Settings:
     http_max_body_bytes: int
     graphiql_enabled: bool
     request_timeout_seconds: float
+    # MCP
+    mcp_workspaces: tuple[str, ...] | None
+    mcp_max_result_chars: int
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str] | None = None) -> Settings:

@@ -182,9 +182,8 @@ class InProcessService:
         self.graph.spans.clear()
         started = time.perf_counter()
         context = RequestContext(
-            graph=self.graph,
+            answers=self.services.answer_context(),
             grant=self.services.authenticator.authenticate(None),
-            services=self.services,
         )
         result = await self.schema.execute(
             SEARCH_OPERATION, variable_values=variables(query, options), context_value=context

@@ -81,5 +81,7 @@ def banner(url: str, entity_id: str) -> str:
             curl_command(url, search),
             curl_command(url, walk),
             "",
+            f"MCP (for agents, docs/mcp.md): {url.removesuffix('/graphql')}/mcp",
+            "",
         ]
     )

@@ -68,7 +68,7 @@ def quiet_served_app() -> Iterator[None]:
     """The app runs in-process, once per variant, each over indexes that differ from the
     defaults on purpose: its per-request and start-up notices would only drown the progress."""
     quieter = {"httpx": logging.WARNING, "api.auth": logging.ERROR}
-    quieter |= {"api.lifespan": logging.ERROR, "resolvers.entity_search": logging.ERROR}
+    quieter |= {"api.lifespan": logging.ERROR, "answers.entity_search": logging.ERROR}
     before = {name: logging.getLogger(name).level for name in quieter}
     for name, level in quieter.items():
         logging.getLogger(name).setLevel(level)

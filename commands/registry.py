@@ -12,6 +12,7 @@ from commands import (
     graph_schema_command,
     jobs_command,
     load_command,
+    mcp_command,
     neo4j_command,
     serve_command,
     vectors_command,
@@ -22,6 +23,7 @@ Register = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], Non
 REGISTERED: list[Register] = [
     demo_command.register,
     serve_command.register,
+    mcp_command.register,
     neo4j_command.register,
     graph_schema_command.register,
     load_command.register,

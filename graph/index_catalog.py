@@ -9,7 +9,7 @@ label has several, the one covering exactly the fields RETRIEVAL_LEXICAL_FIELDS 
 Every request reads the catalog afresh (indexes come and go while the service runs). The
 last catalog read through a `Graph` is also kept, as a guess a search may start from while
 the fresh read is on its way: the search keeps its answer only when the fresh read names the
-same targets (resolvers/entity_search.py), so the guess saves time and never decides an answer
+same targets (answers/entity_search.py), so the guess saves time and never decides an answer
 (contract §2).
 """
 
@@ -22,9 +22,9 @@ from typing import Any, LiteralString
 from weakref import WeakKeyDictionary
 
 from contract.errors import IndexNotReady, Malformed
-from contract.graph_owned import GRAPH_OWNED_LABELS
 from graph.driver import Graph
 from graph.lexical_index import LexicalIndexSpec, mismatch
+from graph.records import GRAPH_OWNED_LABELS
 
 SHOW_INDEXES: LiteralString = (
     "SHOW INDEXES YIELD name, type, state, labelsOrTypes, properties, entityType, options"

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, TypeAlias
 
 import strawberry
 
+from answers.context import AnswerContext
 from contract.errors import EvidenceGraphError, Forbidden, Unauthenticated
 from contract.scope import Grant, Scope, effective_scope
 from graph.driver import Graph
@@ -18,20 +19,21 @@ if TYPE_CHECKING:
 
 @dataclass
 class RequestContext:
-    """What one GraphQL request may use: the graph, the caller's grant, and services.
+    """What one GraphQL request may use: what the answers read (graph, query embedder, vector
+    store, retrieval settings; the api layer builds it from what its lifespan started) and the
+    caller's grant."""
 
-    `services` holds the request-independent collaborators the api layer built at start-up
-    (embedder, vector store, retrieval settings), typed where they are used.
-    """
-
-    graph: Graph
+    answers: AnswerContext
     grant: Grant | None
     auth_error: EvidenceGraphError | None = None
-    services: Any = None
     # False when FEDERATION_GATEWAY_TOKEN is set and the request did not carry it.
     through_gateway: bool = True
     _loaders: dict[Scope, Loaders] = field(default_factory=dict)
     _grant_scope: Scope | None = None  # scope(None), worked out once per request
+
+    @property
+    def graph(self) -> Graph:
+        return self.answers.graph
 
     def caller_grant(self) -> Grant:
         """The caller's grant; every operation needs one (contract §8)."""

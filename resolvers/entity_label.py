@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import strawberry
 
-from graph.index_catalog import IndexCatalog, read_index_catalog
+from answers import entity_labels as answers_labels
 from resolvers.context import Info
 from resolvers.enums import IndexState
 
@@ -25,22 +25,15 @@ class EntityLabel:
     )
 
     @classmethod
-    def all_from_catalog(cls, catalog: IndexCatalog) -> list[EntityLabel]:
-        labels = []
-        for label in catalog.entity_labels():
-            indexes = catalog.label_indexes(label)
-            labels.append(
-                cls(
-                    label=label,
-                    fulltext_index=IndexState(indexes.fulltext_state.value),
-                    vector_index=IndexState(indexes.vector_state.value),
-                )
-            )
-        return labels
+    def from_record(cls, record: answers_labels.LabelIndexes) -> EntityLabel:
+        return cls(
+            label=record.label,
+            fulltext_index=IndexState(record.fulltext_state),
+            vector_index=IndexState(record.vector_state),
+        )
 
 
 async def entity_labels(info: Info) -> list[EntityLabel]:
     info.context.caller_grant()  # labels carry no data, but every operation authenticates
-    return EntityLabel.all_from_catalog(
-        await read_index_catalog(info.context.graph, configuration=False)
-    )
+    records = await answers_labels.entity_labels(info.context.answers)
+    return [EntityLabel.from_record(record) for record in records]

@@ -1,7 +1,7 @@
-"""`walk` (contract §5): a relationship walk from one entity, and its `Edge` and `WalkResult`.
+"""`walk`: a relationship walk from one entity, and its `Edge` and `WalkResult` types (contract §5).
 
-The walk itself is `graph.walk.walk`; this module checks the arguments, raises UNAVAILABLE for
-a missing or hidden start, primes the request's loaders with what the walk read (so `evidence`,
+The walk itself is answers/walk.py (arguments checked, UNAVAILABLE for a missing or hidden
+start); this module primes the request's loaders with what the walk read (so `evidence`,
 and any lookup of the same entities or passages in the operation, cost no further statement)
 and maps records to types.
 """
@@ -12,17 +12,7 @@ from typing import Annotated
 
 import strawberry
 
-from contract.arguments import (
-    MAX_RELATION_TYPES,
-    WALK_DEPTH,
-    WALK_MAX_CANDIDATES,
-    WALK_MAX_EDGES,
-    WALK_MAX_NODES,
-    check_id,
-    check_names,
-    check_range,
-)
-from contract.errors import Malformed, Unavailable
+from answers import walk as answers_walk
 from contract.scope import Scope
 from graph import walk as graph_walk
 from resolvers.context import Info
@@ -31,12 +21,6 @@ from resolvers.enums import EdgeKind, WalkBound
 from resolvers.passage import Passage
 from resolvers.scope_input import ScopeInput
 from resolvers.selection import selects
-from retrieval.walk_bookkeeping import WalkBounds
-
-# One message for a missing and a hidden start, so the two cannot be told apart (contract §5).
-START_UNAVAILABLE = (
-    "The start entity is not available: no entity with this id has a visible passage in your scope."
-)
 
 
 @strawberry.type(
@@ -123,54 +107,6 @@ class WalkResult:
         )
 
 
-def _relation_types(
-    values: list[str] | None, graph_owned: tuple[str, ...]
-) -> tuple[str, ...] | None:
-    names = check_names("relationTypes", values, MAX_RELATION_TYPES)
-    if names is None:
-        return None
-    if not names:
-        raise Malformed(
-            "relationTypes",
-            "it must name at least one relation type; omit it to follow every type",
-        )
-    owned = [name for name in names if name in graph_owned]
-    if owned:
-        raise Malformed(
-            "relationTypes",
-            ", ".join(f"`{name}`" for name in owned)
-            + (" is" if len(owned) == 1 else " are")
-            + " graph-owned and never walked; the graph-owned types are "
-            + ", ".join(graph_owned),
-        )
-    return names
-
-
-def _request(
-    info: Info,
-    entity_id: str,
-    depth: int,
-    relation_types: list[str] | None,
-    bounds: tuple[int, int, int],
-) -> graph_walk.WalkRequest:
-    """The arguments checked (contract §5, §7), before any I/O."""
-    max_nodes, max_edges, max_candidates = bounds
-    graph_owned: tuple[str, ...] = info.context.services.settings.graph_owned_relation_types
-    return graph_walk.WalkRequest(
-        start_id=check_id("entityId", entity_id),
-        depth=check_range("depth", depth, WALK_DEPTH),
-        bounds=WalkBounds(
-            max_nodes=check_range("maxNodes", max_nodes, WALK_MAX_NODES),
-            max_edges=check_range("maxEdges", max_edges, WALK_MAX_EDGES),
-            max_candidates=check_range("maxCandidates", max_candidates, WALK_MAX_CANDIDATES),
-        ),
-        relation_types=_relation_types(relation_types, graph_owned),
-        graph_owned_types=graph_owned,
-        # Carrying passage text costs the steps only when the query will show it.
-        with_evidence=selects(info, ["edges", "evidence"]),
-    )
-
-
 async def walk(
     info: Info,
     entity_id: Annotated[
@@ -187,8 +123,9 @@ async def walk(
         ),
     ] = None,
     depth: Annotated[
-        int, strawberry.argument(description=WALK_DEPTH.description)
-    ] = WALK_DEPTH.default,
+        int,
+        strawberry.argument(description="How many steps out from the start: 1 (default) or 2."),
+    ] = 1,
     relation_types: Annotated[
         list[str] | None,
         strawberry.argument(
@@ -198,23 +135,37 @@ async def walk(
         ),
     ] = None,
     max_nodes: Annotated[
-        int, strawberry.argument(description=WALK_MAX_NODES.description)
-    ] = WALK_MAX_NODES.default,
+        int,
+        strawberry.argument(
+            description="At most this many entities in `nodes`, the start included: 1 to 500 "
+            "(default 50)."
+        ),
+    ] = 50,
     max_edges: Annotated[
-        int, strawberry.argument(description=WALK_MAX_EDGES.description)
-    ] = WALK_MAX_EDGES.default,
+        int,
+        strawberry.argument(description="At most this many edges: 1 to 1000 (default 100)."),
+    ] = 100,
     max_candidates: Annotated[
-        int, strawberry.argument(description=WALK_MAX_CANDIDATES.description)
-    ] = WALK_MAX_CANDIDATES.default,
+        int,
+        strawberry.argument(
+            description="At most this many stored relations read per step: 1 to 5000 "
+            "(default 500). Reaching it reports CANDIDATES; the walk goes on with what it read."
+        ),
+    ] = 500,
 ) -> WalkResult:
-    request = _request(
-        info, entity_id, depth, relation_types, (max_nodes, max_edges, max_candidates)
+    context = info.context
+    request = answers_walk.walk_request(
+        context.answers,
+        entity_id,
+        depth,
+        relation_types,
+        (max_nodes, max_edges, max_candidates),
+        # Carrying passage text costs the steps only when the query will show it.
+        with_evidence=selects(info, ["edges", "evidence"]),
     )
-    effective = info.context.scope(scope)
-    record = await graph_walk.walk(info.context.graph, effective, request)
-    if record is None:
-        raise Unavailable(START_UNAVAILABLE)
-    loaders = info.context.loaders(effective)
+    effective = context.scope(scope)
+    record = await answers_walk.walk(context.answers, effective, request)
+    loaders = context.loaders(effective)
     for node in record.nodes:
         loaders.entities_by_id.prime(node.id, node)
     for passage in record.passages:

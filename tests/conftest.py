@@ -127,6 +127,9 @@ class Client:
         self.services = services
         self.graph = graph
         self.embedder = embedder
+        self.app: Any = (
+            None  # the ASGI app, for clients other than GraphQL's (tests/mcp_sessions.py)
+        )
         self.statements: list[str] = []
         self.parameters: list[dict[str, Any]] = []
         graph.observers.append(self._observe)
@@ -169,7 +172,9 @@ async def serving(neo4j_uri: str, graph: Graph, **settings: str) -> AsyncIterato
         services.query_embedder = embedder = ScriptedQueryEmbedder(TEST_DIMENSION)
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
-            yield Client(http, graph, embedder, services)
+            test_client = Client(http, graph, embedder, services)
+            test_client.app = app
+            yield test_client
 
 
 @pytest.fixture

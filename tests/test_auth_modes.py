@@ -86,6 +86,7 @@ async def test_unset_auth_mode_refuses_requests_arriving_on_other_addresses(
             await http.post("/graphql", json=TYPENAME),
             await http.get("/graphql", params=TYPENAME),
             await http.get("/readyz"),
+            await http.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
         ):
             assert response.status_code == 403
             assert "AUTH_MODE is not set" in response.text

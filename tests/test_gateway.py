@@ -139,7 +139,7 @@ async def test_search_hits_get_the_other_subgraphs_field_in_one_fetch(
 ) -> None:
     await hundred_entities(builder, graph)
     # The served process outlives each test's graph: its first search after the indexes
-    # changed re-runs once (resolvers/entity_search.py); count a search in steady state.
+    # changed re-runs once (answers/entity_search.py); count a search in steady state.
     federation.query(SEARCH_ACROSS_SUBGRAPHS, {"query": "gamma", "limit": 1})
     result = federation.query(SEARCH_ACROSS_SUBGRAPHS, {"query": "gamma", "limit": 100})
     save("search", result)

@@ -1,0 +1,469 @@
+"""The MCP server (contract §12) with the SDK's own client, over Streamable HTTP at `/mcp` and over
+stdio (`evidencegraph mcp`), against the real Neo4j: the six read-only tools, the GraphQL
+fields' arguments, defaults, scope rules and error codes, the size cut, and the same round
+trips as the matching GraphQL queries."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import neo4j
+import pytest
+from mcp import ClientSession
+
+from graph.driver import Graph
+from graph.graph_schema import apply_schema
+from tests.conftest import TEST_DIMENSION, Client, serving
+from tests.graph_builder import GraphBuilder, unit_vector
+from tests.mcp_sessions import (
+    error_of,
+    http_session,
+    stdio_environment,
+    stdio_session,
+    structured,
+    text_of,
+)
+from tests.node_tools import REPOSITORY
+
+TOOLS = {"search_entities", "search_passages", "walk", "get_entity", "get_passage", "entity_labels"}
+ACME_KEY = "acme-reader-5e1f0a2b3c4d5e6f7a8b"
+GLOBEX_KEY = "globex-reader-9a8b7c6d5e4f3a2b1c0d"
+KEYS = {ACME_KEY: ["acme"], GLOBEX_KEY: ["globex"]}
+QUERIES = ("ada lovelace", "analytical engine", "grace hopper", "first program", "ada")
+
+
+class World:
+    """Two workspaces: acme (Ada, Babbage, the Engine; an ASSERTION and a PATH) and globex."""
+
+    def __init__(self, builder: GraphBuilder) -> None:
+        self.builder = builder
+        self.ada = builder.entity_id("Ada Lovelace")
+        self.babbage = builder.entity_id("Charles Babbage")
+        self.grace = builder.entity_id("Grace Hopper")
+        self.acme_passages: list[str] = []
+        self.globex_passages: list[str] = []
+
+    async def write(self, graph: Graph) -> None:
+        acme = await self.builder.version(
+            "acme",
+            [
+                "Ada Lovelace wrote the first program for the Analytical Engine.",
+                "Charles Babbage designed the Analytical Engine.",
+            ],
+            title="Engine notes",
+            mentions={"Ada Lovelace": [0], "Charles Babbage": [1], "Analytical Engine": [0, 1]},
+            labels={"Analytical Engine": ["Machine"]},
+            relations=[
+                ("Ada Lovelace", "WROTE_FOR", "Analytical Engine", [0]),
+                ("Charles Babbage", "DESIGNED", "Analytical Engine", [1]),
+                ("Ada Lovelace", "KNEW", "Charles Babbage", None),
+            ],
+        )
+        globex = await self.builder.version(
+            "globex",
+            ["Grace Hopper wrote the first compiler."],
+            title="Compiler notes",
+            mentions={"Grace Hopper": [0]},
+        )
+        self.acme_passages, self.globex_passages = acme.passage_ids, globex.passage_ids
+        await apply_schema(graph, TEST_DIMENSION)
+
+
+@pytest.fixture
+async def world(builder: GraphBuilder, graph: Graph) -> World:
+    data = World(builder)
+    await data.write(graph)
+    return data
+
+
+@pytest.fixture
+def keys_file(tmp_path: Path) -> Path:
+    path = tmp_path / "keys.json"
+    path.write_text(json.dumps(KEYS))
+    return path
+
+
+@pytest.fixture
+async def keyed(neo4j_uri: str, graph: Graph, keys_file: Path) -> AsyncIterator[Client]:
+    """The app with two API keys, one per workspace; every test query scripted."""
+    async with serving(
+        neo4j_uri, graph, AUTH_MODE="apikeys", AUTH_API_KEYS_FILE=str(keys_file)
+    ) as client:
+        for n, query in enumerate(QUERIES):
+            client.embedder.script(query, unit_vector(TEST_DIMENSION, n))
+        yield client
+
+
+Opener = Callable[[], AbstractAsyncContextManager[ClientSession]]
+
+
+@pytest.fixture(params=["http", "stdio"])
+def acme_session(
+    request: pytest.FixtureRequest, keyed: Client, neo4j_uri: str, tmp_path: Path
+) -> Opener:
+    """A session granted workspace acme: its API key over HTTP, MCP_WORKSPACES over stdio."""
+
+    @asynccontextmanager
+    async def opened() -> AsyncIterator[ClientSession]:
+        if request.param == "http":
+            async with http_session(keyed, ACME_KEY) as session:
+                yield session
+        else:
+            log = tmp_path / "mcp-stdio.log"
+            async with stdio_session(neo4j_uri, log, MCP_WORKSPACES="acme") as session:
+                yield session
+
+    return opened
+
+
+# Read-only: exactly the six tools ------------------------------------------------------------
+
+
+async def test_list_tools_shows_exactly_the_six_read_only_tools(acme_session: Opener) -> None:
+    async with acme_session() as session:
+        tools = (await session.list_tools()).tools
+    assert {tool.name for tool in tools} == TOOLS
+    for tool in tools:
+        assert tool.annotations is not None and tool.annotations.readOnlyHint is True, tool.name
+        assert tool.annotations.destructiveHint is False, tool.name
+        assert tool.inputSchema["additionalProperties"] is False, tool.name
+        assert tool.description and len(tool.description) > 80, tool.name
+    search = next(tool for tool in tools if tool.name == "search_entities")
+    assert search.inputSchema["properties"]["supportLimit"]["default"] == 3
+    assert "UNSUPPORTED" in (search.description or "")
+    walk = next(tool for tool in tools if tool.name == "walk")
+    assert "ASSERTION" in (walk.description or "") and "PATH" in (walk.description or "")
+
+
+# Every tool ---------------------------------------------------------------------------------
+
+
+async def test_every_tool_answers_with_structured_content_and_a_text_naming_the_evidence(
+    acme_session: Opener, world: World
+) -> None:
+    async with acme_session() as session:
+        found = structured(await session.call_tool("search_entities", {"query": "ada lovelace"}))
+        hit = found["hits"][0]
+        assert hit["entity"]["id"] == world.ada and hit["status"] == "SUPPORTED"
+        assert [p["id"] for p in hit["evidence"]] == [world.acme_passages[0]]
+        text = text_of(await session.call_tool("search_entities", {"query": "ada lovelace"}))
+        assert "Ada Lovelace" in text and "SUPPORTED" in text
+        assert '"Ada Lovelace wrote the first program' in text and "Engine notes" in text
+
+        passages = structured(
+            await session.call_tool(
+                "search_passages", {"query": "first program", "mode": "LEXICAL"}
+            )
+        )
+        assert passages["hits"][0]["passage"]["id"] == world.acme_passages[0]
+        assert passages["hits"][0]["passage"]["document"]["title"] == "Engine notes"
+
+        walked = await session.call_tool("walk", {"entityId": world.ada})
+        kinds = {(e["type"], e["kind"]) for e in structured(walked)["edges"]}
+        assert kinds == {("WROTE_FOR", "ASSERTION"), ("KNEW", "PATH")}
+        assert "-[WROTE_FOR]-> Analytical Engine: ASSERTION" in text_of(walked)
+        assert "Engine notes" in text_of(walked)
+
+        entity = await session.call_tool("get_entity", {"id": world.ada})
+        content = structured(entity)
+        assert content["entity"]["name"] == "Ada Lovelace" and content["status"] == "SUPPORTED"
+        assert content["evidenceIds"] == [world.acme_passages[0]]
+        assert {e["type"] for e in content["relations"]["edges"]} == {"WROTE_FOR", "KNEW"}
+
+        passage = structured(await session.call_tool("get_passage", {"id": world.acme_passages[1]}))
+        assert passage["passage"]["text"] == "Charles Babbage designed the Analytical Engine."
+        assert passage["passage"]["document"]["workspace"] == "acme"
+
+        labels = structured(await session.call_tool("entity_labels", {}))
+        assert {"label": "Machine", "fulltextIndex": "ONLINE", "vectorIndex": "ONLINE"} in labels[
+            "labels"
+        ]
+
+
+async def test_defaults_are_the_graphql_fields_defaults(acme_session: Opener, world: World) -> None:
+    async with acme_session() as session:
+        found = structured(
+            await session.call_tool("search_entities", {"query": "analytical engine"})
+        )
+    engine = next(h for h in found["hits"] if h["entity"]["name"] == "Analytical Engine")
+    # supportLimit 3 by default: the engine has two passages, both shown.
+    assert len(engine["evidenceIds"]) == 2
+
+
+# Scope isolation ------------------------------------------------------------------------------
+
+
+async def test_an_out_of_scope_id_gives_the_same_answer_as_a_missing_one(
+    acme_session: Opener, world: World
+) -> None:
+    missing = "00000000-0000-4000-8000-000000000000"
+    async with acme_session() as session:
+        for tool, argument, hidden in (
+            ("get_entity", "id", world.grace),
+            ("get_passage", "id", world.globex_passages[0]),
+            ("walk", "entityId", world.grace),
+        ):
+            out_of_scope = await session.call_tool(tool, {argument: hidden})
+            absent = await session.call_tool(tool, {argument: missing})
+            assert out_of_scope.isError == absent.isError, tool
+            assert out_of_scope.structuredContent == absent.structuredContent, tool
+            assert text_of(out_of_scope) == text_of(absent), tool
+        found = structured(await session.call_tool("search_entities", {"query": "grace hopper"}))
+        assert world.grace not in {hit["entity"]["id"] for hit in found["hits"]}
+
+
+async def test_a_token_for_one_workspace_never_sees_the_other(keyed: Client, world: World) -> None:
+    async with http_session(keyed, GLOBEX_KEY) as globex, http_session(keyed, ACME_KEY) as acme:
+        seen_by_globex = structured(
+            await globex.call_tool("search_entities", {"query": "grace hopper"})
+        )
+        assert [hit["entity"]["id"] for hit in seen_by_globex["hits"]] == [world.grace]
+        assert structured(await globex.call_tool("get_entity", {"id": world.ada}))["entity"] is None
+        assert structured(await acme.call_tool("get_entity", {"id": world.grace}))["entity"] is None
+        forbidden = error_of(
+            await acme.call_tool(
+                "search_entities", {"query": "grace hopper", "scope": {"workspaces": ["globex"]}}
+            )
+        )
+        assert forbidden["code"] == "FORBIDDEN"
+
+
+# Errors: the GraphQL codes and messages -------------------------------------------------------
+
+
+async def test_each_error_carries_the_graphql_code_and_message(
+    acme_session: Opener, keyed: Client, world: World
+) -> None:
+    async with acme_session() as session:
+        malformed = error_of(
+            await session.call_tool("search_entities", {"query": "ada", "limit": 0})
+        )
+        assert malformed["code"] == "MALFORMED" and malformed["argument"] == "limit"
+        body = await keyed.execute(
+            '{ searchEntities(query: "ada", limit: 0) { score } }',
+            headers={"authorization": f"Bearer {ACME_KEY}"},
+        )
+        assert malformed["message"] == body["errors"][0]["message"]
+
+        assert error_of(await session.call_tool("walk", {"entityId": "not-a-uuid"}))["code"] == (
+            "MALFORMED"
+        )
+        wrong_type = error_of(
+            await session.call_tool("walk", {"entityId": world.ada, "depth": "2"})
+        )
+        assert (wrong_type["code"], wrong_type["argument"]) == ("MALFORMED", "depth")
+        unknown = error_of(await session.call_tool("entity_labels", {"everything": True}))
+        assert unknown["code"] == "MALFORMED"
+        graph_owned = error_of(
+            await session.call_tool("walk", {"entityId": world.ada, "relationTypes": ["HAS_PART"]})
+        )
+        assert graph_owned["code"] == "MALFORMED" and "graph-owned" in graph_owned["message"]
+
+        unavailable = error_of(await session.call_tool("walk", {"entityId": world.grace}))
+        assert unavailable["code"] == "UNAVAILABLE"
+
+        not_ready = error_of(
+            await session.call_tool("search_entities", {"query": "ada", "labels": ["Nowhere"]})
+        )
+        assert not_ready["code"] == "INDEX_NOT_READY" and not_ready["label"] == "Nowhere"
+
+        forbidden = error_of(
+            await session.call_tool(
+                "search_passages", {"query": "ada", "scope": {"workspaces": ["globex"]}}
+            )
+        )
+        assert forbidden["code"] == "FORBIDDEN"
+
+
+async def test_backend_unavailable_over_stdio_when_neo4j_is_down(tmp_path: Path) -> None:
+    closed = "bolt://127.0.0.1:9"  # discard port: nothing listens there
+    async with stdio_session(closed, tmp_path / "down.log", MCP_WORKSPACES="acme") as session:
+        down = error_of(await session.call_tool("entity_labels", {}))
+    assert down["code"] == "BACKEND_UNAVAILABLE"
+    assert "9" not in down["message"].replace("BACKEND_UNAVAILABLE", "")  # no driver detail
+
+
+async def test_backend_unavailable_and_internal_over_http(
+    keyed: Client, world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    driver = neo4j.AsyncGraphDatabase.driver("bolt://127.0.0.1:9", connection_timeout=1.0)
+    try:
+        keyed.services.graph = Graph(driver, query_timeout=1.0)
+        async with http_session(keyed, ACME_KEY) as session:
+            down = error_of(await session.call_tool("get_passage", {"id": world.acme_passages[0]}))
+        assert down["code"] == "BACKEND_UNAVAILABLE"
+    finally:
+        keyed.services.graph = keyed.graph
+        await driver.close()
+
+    async def broken(*_: Any, **__: Any) -> Any:
+        raise RuntimeError("secret detail of a bug")
+
+    monkeypatch.setattr(keyed.graph, "read", broken)
+    async with http_session(keyed, ACME_KEY) as session:
+        result = await session.call_tool("entity_labels", {})
+    internal = error_of(result)
+    assert internal["code"] == "INTERNAL" and "secret" not in text_of(result)
+
+
+async def test_no_token_or_a_bad_one_is_401_before_any_tool_runs(keyed: Client) -> None:
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"},
+        },
+    }
+    headers = {"accept": "application/json, text/event-stream"}
+    for authorization in (None, "Bearer not-a-key"):
+        sent = {**headers, **({"authorization": authorization} if authorization else {})}
+        response = await keyed.http.post("/mcp", json=initialize, headers=sent)
+        assert response.status_code == 401
+        assert response.headers["www-authenticate"] == "Bearer"
+        assert response.json()["error"]["code"] == "UNAUTHENTICATED"
+    keyed.statements.clear()
+    assert keyed.statements == []
+
+
+def test_stdio_refuses_to_start_without_mcp_workspaces_unless_auth_mode_none(
+    neo4j_uri: str,
+) -> None:
+    environment = stdio_environment(neo4j_uri)
+    environment.pop("MCP_WORKSPACES", None)
+    environment.pop("AUTH_MODE", None)
+    done = subprocess.run(
+        [sys.executable, "-m", "commands.main", "mcp"],
+        env=environment,
+        cwd=REPOSITORY,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        input="",
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "MCP_WORKSPACES" in done.stderr and done.stdout == ""
+
+
+async def test_stdio_with_auth_mode_none_reads_every_workspace(
+    neo4j_uri: str, world: World, tmp_path: Path
+) -> None:
+    async with stdio_session(neo4j_uri, tmp_path / "none.log", AUTH_MODE="none") as session:
+        grace = structured(await session.call_tool("get_entity", {"id": world.grace}))
+        ada = structured(await session.call_tool("get_entity", {"id": world.ada}))
+    assert grace["entity"]["name"] == "Grace Hopper" and ada["entity"]["name"] == "Ada Lovelace"
+
+
+# The size cut ---------------------------------------------------------------------------------
+
+
+async def test_a_result_over_mcp_max_result_chars_is_cut_with_a_note(
+    neo4j_uri: str, graph: Graph, builder: GraphBuilder, tmp_path: Path
+) -> None:
+    long_text = "Ada Lovelace " + "studied the engine at length. " * 60
+    names: dict[str, Sequence[int]] = {f"Ada Lovelace {n}": [n] for n in range(12)}
+    await builder.version("acme", [long_text] * 12, mentions=names, title="Long notes")
+    await apply_schema(graph, TEST_DIMENSION)
+    arguments = {"query": "ada lovelace", "mode": "LEXICAL", "limit": 12}
+    async with (
+        serving(neo4j_uri, graph, MCP_MAX_RESULT_CHARS="5000") as client,
+        http_session(client) as session,
+    ):
+        over_http = await session.call_tool("search_entities", arguments)
+    over_stdio_log = tmp_path / "cut.log"
+    async with stdio_session(
+        neo4j_uri, over_stdio_log, MCP_WORKSPACES="acme", MCP_MAX_RESULT_CHARS="5000"
+    ) as session:
+        over_stdio = await session.call_tool("search_entities", arguments)
+    for result in (over_http, over_stdio):
+        content = structured(result)
+        text = text_of(result)
+        assert len(text) + len(json.dumps(content, ensure_ascii=False)) <= 5000
+        assert 0 < len(content["hits"]) < 12
+        assert f"left out {12 - len(content['hits'])} of 12 hits" in content["cut"]
+        assert "lower `limit`" in content["cut"] and text.endswith(content["cut"])
+
+
+# Round trips ------------------------------------------------------------------------------------
+
+PASSAGE = "id text position version document { id workspace title uri currentVersion }"
+ENTITY = "id name labels description"
+EDGES = (
+    "edges { id type kind depth source { id } target { id } evidenceIds "
+    f"evidence {{ {PASSAGE} }} }}"
+)
+ENTITY_QUERY = f"""query($q: String!) {{ searchEntities(query: $q) {{
+  entity {{ {ENTITY} }} status score lexicalRank semanticRank evidenceIds
+  evidence {{ {PASSAGE} }} }} }}"""
+PASSAGE_QUERY = f"""query($q: String!) {{ searchPassages(query: $q) {{
+  passage {{ {PASSAGE} }} score lexicalRank semanticRank }} }}"""
+WALK_QUERY = f"""query($id: ID!) {{ walk(entityId: $id) {{
+  start {{ {ENTITY} }} nodes {{ {ENTITY} }} truncatedBy {EDGES} }} }}"""
+ENTITY_BY_ID = (
+    f"""query($id: ID!) {{ entity(id: $id) {{ {ENTITY} evidence(limit: 3) {{ {PASSAGE} }} }} }}"""
+)
+ENTITY_WALK = f"""query($id: ID!) {{ walk(entityId: $id, maxNodes: 21, maxEdges: 20) {{
+  start {{ id }} nodes {{ {ENTITY} }} truncatedBy {EDGES} }} }}"""
+PASSAGE_BY_ID = f"""query($id: ID!) {{ passage(id: $id) {{ {PASSAGE} }} }}"""
+LABELS_QUERY = "{ entityLabels { label fulltextIndex vectorIndex } }"
+
+
+async def test_each_tool_costs_the_round_trips_of_the_matching_graphql_query(
+    keyed: Client, world: World
+) -> None:
+    auth = {"authorization": f"Bearer {ACME_KEY}"}
+
+    async def graphql(*operations: tuple[str, dict[str, Any]]) -> int:
+        total = 0
+        for operation, variables in operations:
+            body = await keyed.execute(operation, variables, headers=auth)
+            assert "errors" not in body, body
+            total += len(keyed.statements)
+        return total
+
+    async def tool(session: ClientSession, name: str, arguments: dict[str, Any]) -> int:
+        await session.call_tool(name, arguments)  # warms the client's tool list
+        keyed.statements.clear()
+        structured(await session.call_tool(name, arguments))
+        return len(keyed.statements)
+
+    async with http_session(keyed, ACME_KEY) as session:
+        pairs = {
+            "search_entities": (
+                await tool(session, "search_entities", {"query": "ada lovelace"}),
+                await graphql((ENTITY_QUERY, {"q": "ada lovelace"})),
+            ),
+            "search_passages": (
+                await tool(session, "search_passages", {"query": "first program"}),
+                await graphql((PASSAGE_QUERY, {"q": "first program"})),
+            ),
+            "walk": (
+                await tool(session, "walk", {"entityId": world.ada}),
+                await graphql((WALK_QUERY, {"id": world.ada})),
+            ),
+            "get_entity": (
+                await tool(session, "get_entity", {"id": world.ada}),
+                await graphql((ENTITY_BY_ID, {"id": world.ada}), (ENTITY_WALK, {"id": world.ada})),
+            ),
+            "get_passage": (
+                await tool(session, "get_passage", {"id": world.acme_passages[0]}),
+                await graphql((PASSAGE_BY_ID, {"id": world.acme_passages[0]})),
+            ),
+            "entity_labels": (
+                await tool(session, "entity_labels", {}),
+                await graphql((LABELS_QUERY, {})),
+            ),
+        }
+    assert set(pairs) == TOOLS
+    for name, (mcp_trips, graphql_trips) in pairs.items():
+        assert mcp_trips == graphql_trips, (name, pairs)
+    assert all(trips > 0 for trips, _ in pairs.values()), pairs

@@ -1,0 +1,95 @@
+"""The MCP Inspector's CLI (`@modelcontextprotocol/inspector`, pinned in tests/node/) against
+`/mcp` of `evidencegraph demo`: it lists the six tools and an agent-style exchange
+(search_entities → get_entity → walk) answers with evidence from the demo data."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from graph.driver import Graph
+from tests.conftest import TEST_DIMENSION
+from tests.node_tools import NODE_DIR, REPOSITORY, WEB_DIR, node, npm_packages
+from tests.serving import served_process
+
+ALEX_MERCER = "bbb2ad85-3d0b-4c26-b6f9-71ed76ee64bd"
+CLI = NODE_DIR / "node_modules" / "@modelcontextprotocol" / "inspector" / "cli" / "build" / "cli.js"
+
+
+async def inspector(url: str, transcript: list[str], *arguments: str) -> dict[str, Any]:
+    """Run the Inspector's CLI once; its JSON answer, also appended to `transcript` as printed."""
+    command = [node(), str(CLI), "--cli", url, "--transport", "http", *arguments]
+    process = await asyncio.create_subprocess_exec(
+        *command, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    stdout, stderr = await asyncio.wait_for(process.communicate(), timeout=120)
+    assert process.returncode == 0, stderr.decode()
+    printed = stdout.decode()
+    transcript.append("$ mcp-inspector --cli " + " ".join(arguments[0:]) + "\n" + printed)
+    answer: dict[str, Any] = json.loads(printed[printed.index("{") :])
+    return answer
+
+
+async def test_the_inspector_cli_lists_the_tools_and_searches_the_demo_data(
+    graph: Graph, neo4j_uri: str, tmp_path: Path
+) -> None:
+    npm_packages(WEB_DIR)  # GraphiQL's files, which the demo serves
+    npm_packages(NODE_DIR)
+    environment = {
+        "NEO4J_URI": neo4j_uri,
+        "EMBEDDER": "hash",
+        "EMBEDDER_DIM": str(TEST_DIMENSION),
+    }
+    command = [sys.executable, "-m", "commands.main", "demo", "--port", "{port}"]
+    transcript: list[str] = []
+    with served_process(
+        command,
+        name="demo",
+        cwd=REPOSITORY,
+        env=environment,
+        probe_path="/healthz",
+        log_dir=tmp_path,
+    ) as served:
+        url = f"{served.url}/mcp"
+        listed = await inspector(url, transcript, "--method", "tools/list")
+        found = await inspector(
+            url,
+            transcript,
+            *("--method", "tools/call", "--tool-name", "search_entities"),
+            *("--tool-arg", "query=Alex Mercer", "--tool-arg", "limit=3"),
+            *("--tool-arg", "supportLimit=1"),
+        )
+        entity = await inspector(
+            url,
+            transcript,
+            *("--method", "tools/call", "--tool-name", "get_entity"),
+            *("--tool-arg", f"id={ALEX_MERCER}", "--tool-arg", "maxEdges=3"),
+            *("--tool-arg", "supportLimit=1"),
+        )
+        walked = await inspector(
+            url,
+            transcript,
+            *("--method", "tools/call", "--tool-name", "walk"),
+            *("--tool-arg", f"entityId={ALEX_MERCER}", "--tool-arg", "maxEdges=3"),
+        )
+    (tmp_path / "transcript.txt").write_text("\n".join(transcript))
+    assert {tool["name"] for tool in listed["tools"]} == {
+        "search_entities",
+        "search_passages",
+        "walk",
+        "get_entity",
+        "get_passage",
+        "entity_labels",
+    }
+    hits = found["structuredContent"]["hits"]
+    assert hits[0]["entity"]["id"] == ALEX_MERCER and hits[0]["status"] == "SUPPORTED"
+    assert hits[0]["evidence"][0]["document"]["workspace"] == "demo"
+    assert "ALEX MERCER" in found["content"][0]["text"]
+    assert entity["structuredContent"]["entity"]["name"] == "ALEX MERCER"
+    assert len(entity["structuredContent"]["relations"]["edges"]) == 3
+    edges = walked["structuredContent"]["edges"]
+    assert len(edges) == 3 and all(e["kind"] == "ASSERTION" and e["evidence"] for e in edges)
+    assert "EDGES" in walked["structuredContent"]["truncatedBy"]
