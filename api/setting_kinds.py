@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 
 class SettingsError(ValueError):
@@ -98,42 +98,33 @@ class _Bounded(Kind[N | None]):
     default: N | None
     low: N
     high: N
+    # Set by each subclass: the type the text is parsed as, and what a value is called.
+    number_type: ClassVar[type[Any]]
+    noun: ClassVar[str]
 
     def parse(self, key: str, raw: str) -> N | None:
         try:
-            value = self._convert(raw)
+            value: N = self.number_type(raw)
         except ValueError:
-            raise SettingsError(f"{key}={raw!r} is not {self._noun()}") from None
+            raise SettingsError(f"{key}={raw!r} is not {self.noun}") from None
         if not self.low <= value <= self.high:
             raise SettingsError(f"{key}={value} must be between {self.low} and {self.high}")
         return value
 
-    def _convert(self, raw: str) -> N:
-        raise NotImplementedError
-
-    def _noun(self) -> str:
-        raise NotImplementedError
-
     def accepts(self) -> str:
-        return f"{self._noun()}, {self.low:,} to {self.high:,}"
+        return f"{self.noun}, {self.low:,} to {self.high:,}"
 
 
 @dataclass(frozen=True)
 class Integer(_Bounded[int]):
-    def _convert(self, raw: str) -> int:
-        return int(raw)
-
-    def _noun(self) -> str:
-        return "an integer"
+    number_type = int
+    noun = "an integer"
 
 
 @dataclass(frozen=True)
 class Number(_Bounded[float]):
-    def _convert(self, raw: str) -> float:
-        return float(raw)
-
-    def _noun(self) -> str:
-        return "a number"
+    number_type = float
+    noun = "a number"
 
 
 @dataclass(frozen=True)
