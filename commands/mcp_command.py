@@ -16,7 +16,8 @@ from answers.context import AnswerContext
 from api.embedder_setup import configured_identity
 from api.lifespan import open_services
 from api.settings import Settings, SettingsError
-from commands.runtime import EXIT_OK, run_command
+from commands.exit_codes import EXIT_OK
+from commands.runtime import run_command
 from contract.scope import Grant
 from mcpserver.server import create_server
 

@@ -22,9 +22,9 @@ from typing import Any, LiteralString
 from weakref import WeakKeyDictionary
 
 from contract.errors import IndexNotReady, Malformed
+from contract.graph_owned import GRAPH_OWNED_LABELS
 from graph.driver import Graph
 from graph.lexical_index import LexicalIndexSpec, mismatch
-from graph.records import GRAPH_OWNED_LABELS
 
 SHOW_INDEXES: LiteralString = (
     "SHOW INDEXES YIELD name, type, state, labelsOrTypes, properties, entityType, options"

@@ -18,7 +18,7 @@ from graph import walk as graph_walk
 from graph.records import DocumentRecord, EntityRecord, PassageRecord
 from loaders import create_loaders
 from mcpserver.arguments import Arguments
-from mcpserver.tools import ENTITY_RELATIONS, ENTITY_RELATIONS_DEFAULT
+from mcpserver.tools import ENTITY_RELATIONS
 
 Json = dict[str, Any]
 
@@ -162,7 +162,7 @@ async def get_entity(context: AnswerContext, grant: Grant, args: Arguments) -> T
     entity_id = check_id("id", args.text("id"))
     support_limit = check_range("supportLimit", args.integer("supportLimit", 3), SUPPORT_LIMIT)
     max_edges = check_range(
-        "maxEdges", args.integer("maxEdges", ENTITY_RELATIONS_DEFAULT), ENTITY_RELATIONS
+        "maxEdges", args.integer("maxEdges", ENTITY_RELATIONS.default), ENTITY_RELATIONS
     )
     request = answers_walk.walk_request(
         context, entity_id, 1, None, (max_edges + 1, max_edges, 500), with_evidence=True

@@ -17,11 +17,11 @@ from contract.arguments import (
     WALK_MAX_CANDIDATES,
     WALK_MAX_EDGES,
     WALK_MAX_NODES,
+    Bound,
 )
 
 # get_entity's relations: a depth-1 walk, bounded so the answer stays readable.
-ENTITY_RELATIONS = (1, 100)
-ENTITY_RELATIONS_DEFAULT = 20
+ENTITY_RELATIONS = Bound(1, 100, 20, "At most this many relations")
 
 UUID = {
     "type": "string",
@@ -59,14 +59,13 @@ MODE = {
 }
 
 
-def _integer(bounds: tuple[int, int], default: int, what: str) -> dict[str, Any]:
-    low, high = bounds
+def _integer(bound: Bound) -> dict[str, Any]:
     return {
         "type": "integer",
-        "minimum": low,
-        "maximum": high,
-        "default": default,
-        "description": f"{what} ({low} to {high}, default {default}).",
+        "minimum": bound.low,
+        "maximum": bound.high,
+        "default": bound.default,
+        "description": bound.description,
     }
 
 
@@ -121,8 +120,8 @@ TOOLS: tuple[types.Tool, ...] = (
                     "description": "Only these entity labels (see entity_labels); omit for all.",
                 },
                 "mode": MODE,
-                "limit": _integer(SEARCH_LIMIT, 10, "At most this many hits"),
-                "supportLimit": _integer(SUPPORT_LIMIT, 3, "Evidence passages per hit"),
+                "limit": _integer(SEARCH_LIMIT),
+                "supportLimit": _integer(SUPPORT_LIMIT),
             },
             ["query"],
         ),
@@ -141,7 +140,7 @@ TOOLS: tuple[types.Tool, ...] = (
                 "query": QUERY,
                 "scope": SCOPE,
                 "mode": MODE,
-                "limit": _integer(SEARCH_LIMIT, 10, "At most this many hits"),
+                "limit": _integer(SEARCH_LIMIT),
             },
             ["query"],
         ),
@@ -161,7 +160,7 @@ TOOLS: tuple[types.Tool, ...] = (
             {
                 "entityId": {**UUID, "description": "The start entity's id."},
                 "scope": SCOPE,
-                "depth": _integer(WALK_DEPTH, 1, "How many steps out from the start"),
+                "depth": _integer(WALK_DEPTH),
                 "relationTypes": {
                     "type": "array",
                     "items": {"type": "string", "minLength": 1, "maxLength": 100},
@@ -170,13 +169,9 @@ TOOLS: tuple[types.Tool, ...] = (
                         "Graph-owned types (HAS_PART, MENTIONED_IN, ...) are never walked."
                     ),
                 },
-                "maxNodes": _integer(
-                    WALK_MAX_NODES, 50, "At most this many entities, start included"
-                ),
-                "maxEdges": _integer(WALK_MAX_EDGES, 100, "At most this many edges"),
-                "maxCandidates": _integer(
-                    WALK_MAX_CANDIDATES, 500, "At most this many stored relations read per step"
-                ),
+                "maxNodes": _integer(WALK_MAX_NODES),
+                "maxEdges": _integer(WALK_MAX_EDGES),
+                "maxCandidates": _integer(WALK_MAX_CANDIDATES),
             },
             ["entityId"],
         ),
@@ -198,10 +193,8 @@ TOOLS: tuple[types.Tool, ...] = (
             {
                 "id": {**UUID, "description": "The entity's id."},
                 "scope": SCOPE,
-                "supportLimit": _integer(SUPPORT_LIMIT, 3, "Evidence passages"),
-                "maxEdges": _integer(
-                    ENTITY_RELATIONS, ENTITY_RELATIONS_DEFAULT, "At most this many relations"
-                ),
+                "supportLimit": _integer(SUPPORT_LIMIT),
+                "maxEdges": _integer(ENTITY_RELATIONS),
             },
             ["id"],
         ),

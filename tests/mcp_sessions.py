@@ -22,7 +22,7 @@ from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from tests.conftest import TEST_DIMENSION, Client
-from tests.node_tools import REPOSITORY
+from tests.support.node_tools import REPOSITORY
 
 
 @asynccontextmanager

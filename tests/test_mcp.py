@@ -20,7 +20,6 @@ from mcp import ClientSession
 from graph.driver import Graph
 from graph.graph_schema import apply_schema
 from tests.conftest import TEST_DIMENSION, Client, serving
-from tests.graph_builder import GraphBuilder, unit_vector
 from tests.mcp_sessions import (
     error_of,
     http_session,
@@ -29,7 +28,8 @@ from tests.mcp_sessions import (
     structured,
     text_of,
 )
-from tests.node_tools import REPOSITORY
+from tests.support.graph_builder import GraphBuilder, unit_vector
+from tests.support.node_tools import REPOSITORY
 
 TOOLS = {"search_entities", "search_passages", "walk", "get_entity", "get_passage", "entity_labels"}
 ACME_KEY = "acme-reader-5e1f0a2b3c4d5e6f7a8b"

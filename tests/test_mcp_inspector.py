@@ -12,8 +12,8 @@ from typing import Any
 
 from graph.driver import Graph
 from tests.conftest import TEST_DIMENSION
-from tests.node_tools import NODE_DIR, REPOSITORY, WEB_DIR, node, npm_packages
-from tests.serving import served_process
+from tests.support.node_tools import NODE_DIR, REPOSITORY, WEB_DIR, node, npm_packages
+from tests.support.serving import served_process
 
 ALEX_MERCER = "bbb2ad85-3d0b-4c26-b6f9-71ed76ee64bd"
 CLI = NODE_DIR / "node_modules" / "@modelcontextprotocol" / "inspector" / "cli" / "build" / "cli.js"
