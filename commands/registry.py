@@ -13,6 +13,7 @@ from commands import (
     jobs_command,
     load_command,
     neo4j_command,
+    reembed_command,
     serve_command,
     vectors_command,
 )
@@ -27,6 +28,7 @@ REGISTERED: list[Register] = [
     load_command.register,
     eval_command.register,
     jobs_command.register,
+    reembed_command.register,
     vectors_command.register,
     export_schema_command.register,
 ]
