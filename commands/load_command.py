@@ -1,8 +1,9 @@
-"""`evidencegraph load [--format bundle|graphrag] [--workspace W] PATH` (contract §10, §11).
+"""`evidencegraph load [--format bundle|graphrag|langchain] [--workspace W] PATH` (contract §11).
 
-Loads a bundle file (JSON Lines, one document version per line) or a Microsoft GraphRAG output
-folder through the write path, shows its progress, ends with a summary and by creating the
-indexes of every entity label it wrote, so what it loaded is searchable at once.
+Loads a bundle file (JSON Lines, one document version per line), a Microsoft GraphRAG output
+folder or a file of LangChain graph documents (`ingest.langchain_graph`) through the write
+path, shows its progress, ends with a summary and by creating the indexes of every entity label
+it wrote, so what it loaded is searchable at once.
 
 Exit codes: 0 every line loaded (or was unchanged); 2 a line was rejected, or the input or the
 settings are wrong (an embedder other than the one that made the graph's vectors, say);
@@ -24,7 +25,15 @@ from embedding.mismatch import EmbedderMismatch
 from embedding.query_cache import QueryEmbedder
 from graph.lexical_index import LexicalIndexSpec
 from ingest.graphrag_tables import NotGraphRagOutput
-from ingest.load_source import DEFAULT_WORKSPACE, FORMATS, Source, load_source, make_searchable
+from ingest.langchain_graph import NotGraphDocuments
+from ingest.load_source import (
+    DEFAULT_WORKSPACE,
+    FORMATS,
+    WORKSPACE_FORMATS,
+    Source,
+    load_source,
+    make_searchable,
+)
 from ingest.loader import LoadResult
 
 
@@ -55,7 +64,7 @@ async def load_and_index(
 async def load(settings: Settings, source: Source) -> int:
     try:
         result, not_online = await load_and_index(settings, source)
-    except (NotGraphRagOutput, EmbedderMismatch) as error:
+    except (NotGraphRagOutput, NotGraphDocuments, EmbedderMismatch) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
     if not_online:
@@ -69,10 +78,13 @@ def _handle(arguments: argparse.Namespace) -> int:
     problem = None
     if not path.exists():
         problem = f"{path} does not exist"
-    elif chosen == "bundle" and not path.is_file():
+    elif chosen in ("bundle", "langchain") and not path.is_file():
         problem = f"{path} is not a file; a GraphRAG output folder needs --format graphrag"
-    elif chosen == "bundle" and arguments.workspace is not None:
-        problem = "--workspace is for GraphRAG folders; each bundle line names its workspace"
+    elif chosen not in WORKSPACE_FORMATS and arguments.workspace is not None:
+        problem = (
+            "--workspace is for GraphRAG folders and LangChain graph documents; each bundle"
+            " line names its workspace"
+        )
     workspace = DEFAULT_WORKSPACE if arguments.workspace is None else arguments.workspace
     if not problem and not workspace.strip():
         problem = "--workspace must not be empty"
@@ -86,22 +98,26 @@ def _handle(arguments: argparse.Namespace) -> int:
 def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subcommands.add_parser(
         "load",
-        help="load a bundle file or a GraphRAG output folder",
-        description="Load a bundle (JSON Lines, one document version per line) or a Microsoft "
-        "GraphRAG output folder, then create the indexes of the labels it wrote. Exit code 2 "
-        "when a line was rejected (each is reported with its line number).",
+        help="load a bundle file, a GraphRAG output folder or LangChain graph documents",
+        description="Load a bundle (JSON Lines, one document version per line), a Microsoft "
+        "GraphRAG output folder or LangChain graph documents (GraphDocument.model_dump() as a "
+        "JSON array or JSON Lines), then create the indexes of the labels it wrote. Exit code 2 "
+        "when a line was rejected (each is reported with its line or record number).",
     )
-    parser.add_argument("path", type=Path, metavar="PATH", help="bundle file or GraphRAG folder")
+    parser.add_argument(
+        "path", type=Path, metavar="PATH", help="bundle file, GraphRAG folder or graph documents"
+    )
     parser.add_argument(
         "--format",
         choices=FORMATS,
         default=None,
-        help="bundle or graphrag (default: graphrag for a folder, bundle for a file)",
+        help="bundle, graphrag or langchain (default: graphrag for a folder, bundle for a file)",
     )
     parser.add_argument(
         "--workspace",
         default=None,
         metavar="W",
-        help=f"workspace of a GraphRAG folder's documents (default {DEFAULT_WORKSPACE!r})",
+        help=f"workspace of a GraphRAG folder's or LangChain file's documents "
+        f"(default {DEFAULT_WORKSPACE!r})",
     )
     parser.set_defaults(handler=_handle)

@@ -14,6 +14,7 @@ from commands import (
     load_command,
     mcp_command,
     neo4j_command,
+    reembed_command,
     serve_command,
     vectors_command,
 )
@@ -29,6 +30,7 @@ REGISTERED: list[Register] = [
     load_command.register,
     eval_command.register,
     jobs_command.register,
+    reembed_command.register,
     vectors_command.register,
     export_schema_command.register,
 ]

@@ -36,7 +36,7 @@ from ingest.document_version import (
     RelationInput,
 )
 from ingest.graphrag_tables import locate_tables
-from ingest.graphrag_warnings import Tally
+from ingest.import_warnings import Tally
 
 RELATION_TYPE = "RELATED_TO"
 UNTYPED_LABEL = "Thing"

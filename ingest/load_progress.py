@@ -60,9 +60,14 @@ class PlainProgress(_Display):
     """A line now and then: the first progress at once, then at most one per `interval`."""
 
     def __init__(
-        self, describe: str, stream: TextIO, interval: float = PLAIN_INTERVAL_SECONDS
+        self,
+        describe: str,
+        stream: TextIO,
+        interval: float = PLAIN_INTERVAL_SECONDS,
+        command: str = "load",
     ) -> None:
         self._describe = describe  # "line" or "document", for rejections
+        self._command = command  # what each line starts with
         self._stream = stream
         self._interval = interval
         self._last: float | None = None
@@ -74,7 +79,7 @@ class PlainProgress(_Display):
         now = time.monotonic()
         if self._last is None or now - self._last >= self._interval:
             self._last = now
-            print(f"load: {totals.progress_line()}", file=self._stream, flush=True)
+            print(f"{self._command}: {totals.progress_line()}", file=self._stream, flush=True)
 
     def rejected(self, rejection: Rejection) -> None:
         print(rejection_line(self._describe, rejection), file=self._stream, flush=True)
@@ -91,12 +96,12 @@ class _BarAndCounts(Progress):
 
 
 class BarProgress(_Display):
-    """A rich progress bar of documents, with the counts and the rates under it."""
+    """A rich progress bar of documents (or `unit`), with the counts and the rates under it."""
 
-    def __init__(self, describe: str, total: int | None) -> None:
+    def __init__(self, describe: str, total: int | None, unit: str = "documents") -> None:
         self._describe = describe
         self._progress = _BarAndCounts(
-            TextColumn("[bold]documents"),
+            TextColumn(f"[bold]{unit}"),
             BarColumn(),
             MofNCompleteColumn(),
             TimeElapsedColumn(),
@@ -119,14 +124,18 @@ class BarProgress(_Display):
             f" · {totals.per_second(totals.passages):.0f} passages/s",
             style="dim",
         )
-        self._progress.update(self._task, completed=totals.documents_done)
+        self._progress.update(
+            self._task, completed=totals.documents_done, total=totals.documents_total
+        )
 
     def rejected(self, rejection: Rejection) -> None:
         self._progress.console.print(rejection_line(self._describe, rejection), markup=False)
 
 
-def progress_display(describe: str, total: int | None) -> PlainProgress | BarProgress:
-    """A bar when stderr is a terminal, plain lines otherwise."""
+def progress_display(
+    describe: str, total: int | None, unit: str = "documents", command: str = "load"
+) -> PlainProgress | BarProgress:
+    """A bar of `unit` when stderr is a terminal, plain lines starting `command:` otherwise."""
     if sys.stderr.isatty():
-        return BarProgress(describe, total)
-    return PlainProgress(describe, sys.stderr)
+        return BarProgress(describe, total, unit)
+    return PlainProgress(describe, sys.stderr, command=command)

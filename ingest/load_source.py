@@ -1,4 +1,5 @@
-"""Loading one source (a bundle file or a GraphRAG output folder) through the write path, with
+"""Loading one source (a bundle file, a GraphRAG output folder or a file of LangChain graph
+documents) through the write path, with
 its progress on stderr and its summary on stdout, and making the labels it wrote searchable.
 
 `evidencegraph load`, `evidencegraph demo` and `evidencegraph eval` all load this way
@@ -22,18 +23,21 @@ from graph.lexical_index import LexicalIndexSpec
 from ingest.bundle import LineError, read_bundle
 from ingest.document_version import DocumentVersion
 from ingest.graphrag import read_graphrag
+from ingest.langchain_graph import read_graph_documents
 from ingest.load_progress import progress_display
 from ingest.loader import Loader, LoadResult
 
-FORMATS = ("bundle", "graphrag")
+FORMATS = ("bundle", "graphrag", "langchain")
+# The formats whose documents do not name their workspace: `--workspace` gives it.
+WORKSPACE_FORMATS = ("graphrag", "langchain")
 DEFAULT_WORKSPACE = "default"
 
 
 @dataclass(frozen=True, slots=True)
 class Source:
     path: Path
-    format: str  # bundle | graphrag
-    workspace: str = DEFAULT_WORKSPACE  # GraphRAG only: bundle lines name their own
+    format: str  # one of FORMATS
+    workspace: str = DEFAULT_WORKSPACE  # not for bundles: their lines name their own
 
 
 def count_lines(path: Path) -> int:
@@ -50,7 +54,8 @@ async def load_source(
 ) -> LoadResult:
     """Load `source` into `graph` with progress on stderr and its summary on stdout.
 
-    Raises `NotGraphRagOutput` for a folder that is not one.
+    Raises `NotGraphRagOutput` for a folder that is not one, `NotGraphDocuments` for a file that
+    is not LangChain graph documents.
     """
     lines: Iterable[tuple[int, DocumentVersion | LineError]]
     if source.format == "graphrag":
@@ -58,6 +63,12 @@ async def load_source(
         for warning in export.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         lines, total, describe = enumerate(export.versions, start=1), len(export.versions), "doc"
+    elif source.format == "langchain":
+        graph_documents = read_graph_documents(source.path, source.workspace, owned_relation_types)
+        for warning in graph_documents.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        lines, total = graph_documents.lines, len(graph_documents.lines)
+        describe = f"{source.path}: record"
     else:
         total, describe = count_lines(source.path), f"{source.path}: line"
         lines = read_bundle(

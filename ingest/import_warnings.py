@@ -1,9 +1,11 @@
-"""What a GraphRAG import skipped or resolved on its own, counted and put in words.
+"""What an import of another tool's output skipped or resolved on its own, counted and put in
+words.
 
 Real GraphRAG output has flaws (relationships naming titles no entity bears, titles two
-entities share). None of them stops an import; each kind is counted, so `load` can print the
-numbers, and reported once, with a few examples, so a thousand flaws make one line, not a
-thousand.
+entities share); LangChain graph documents carry types that are not labels as they stand. None
+of them stops an import; each kind is counted, so `load` can print the numbers, and reported
+once, with a few examples, so a thousand flaws make one line, not a thousand. Each reader names
+its kinds and their messages (`MESSAGES` are GraphRAG's).
 
     >>> tally = Tally()
     >>> tally.add("relationships_unresolved", "ELEVATOR -> X")
@@ -13,6 +15,7 @@ thousand.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 EXAMPLES = 3  # named per warning; the rest are counted
@@ -47,11 +50,15 @@ MESSAGES: dict[str, str] = {
 @dataclass
 class Tally:
     notes: list[str] = field(default_factory=list)  # one-off warnings, given first
-    _counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(MESSAGES, 0))
-    _examples: dict[str, list[str]] = field(default_factory=dict)
+    messages: Mapping[str, str] = field(default_factory=lambda: MESSAGES)  # kind -> message
+    _counts: dict[str, int] = field(init=False)
+    _examples: dict[str, list[str]] = field(init=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._counts = dict.fromkeys(self.messages, 0)
 
     def add(self, kind: str, example: str) -> None:
-        self._counts[kind] += 1  # a KeyError here is a kind missing from MESSAGES
+        self._counts[kind] += 1  # a KeyError here is a kind missing from the messages
         examples = self._examples.setdefault(kind, [])
         if len(examples) < EXAMPLES and example not in examples:
             examples.append(example)
@@ -61,7 +68,7 @@ class Tally:
 
     def warnings(self) -> list[str]:
         given = list(self.notes)
-        for kind, message in MESSAGES.items():
+        for kind, message in self.messages.items():
             if count := self._counts[kind]:
                 examples = self._examples[kind]
                 more = ", …" if count > len(examples) else ""
