@@ -11,6 +11,7 @@ from typing import Any
 from mcpserver.answering import Json, ToolAnswer
 
 QUOTE_CHARS = 300  # a quoted passage in the text rendering; the structured content has it all
+CLIPPED_TEXT_CHARS = 1000  # a passage text in structured content that had to be cut
 NARROW = {
     "search_entities": "lower `limit` or `supportLimit`, or narrow with `labels` or `scope`",
     "search_passages": "lower `limit`, or narrow with `scope`",
@@ -114,33 +115,46 @@ def _size(tool: str, content: Json) -> int:
     return len(render(tool, content)) + len(json.dumps(content, ensure_ascii=False))
 
 
-def _clip_texts(content: Any, most: int) -> None:
-    """Every passage text in `content` cut to `most` characters (the last resort)."""
+def _clip_texts(content: Any, most: int) -> bool:
+    """Every passage text in `content` cut to `most` characters; True if one was longer."""
+    clipped = False
     if isinstance(content, dict):
         for key, value in content.items():
             if key == "text" and isinstance(value, str) and len(value) > most:
                 content[key] = value[: max(most - 1, 0)] + "…"
+                clipped = True
             else:
-                _clip_texts(value, most)
+                clipped = _clip_texts(value, most) or clipped
     elif isinstance(content, list):
         for item in content:
-            _clip_texts(item, most)
+            clipped = _clip_texts(item, most) or clipped
+    return clipped
 
 
 def fit(tool: str, answer: ToolAnswer, max_chars: int) -> tuple[Json, str]:
-    """The structured content and its text, together at most `max_chars` characters: lists cut
-    from their end in the answer's order, then passage texts clipped, with a note."""
+    """The structured content and its text, together at most `max_chars` characters. Gentlest
+    first: passage texts clipped to CLIPPED_TEXT_CHARS (every hit and edge keeps its evidence,
+    and get_passage reads a passage whole), then lists cut from their end in the answer's
+    order, then passage texts clipped shorter; a note says what was cut."""
     content = answer.content
     if _size(tool, content) <= max_chars:
         return content, render(tool, content)
     content = copy.deepcopy(content)
-    budget = max_chars - 600  # room for the note
+    budget = max_chars - 1000  # room for the note, which goes in both the text and the JSON
     cut: list[str] = []
+    if _clip_texts(content, CLIPPED_TEXT_CHARS):
+        cut.append(
+            f"passage texts after {CLIPPED_TEXT_CHARS} characters (get_passage reads one whole)"
+        )
     for path in answer.cuttable:
+        if _size(tool, content) <= budget:
+            break
         items = _list_at(content, path)
         total = len(items)
         kept_all = items[:]
-        low, high = 0, total  # the most items that fit lies in [low, high]
+        # The most items that fit lies in [low, high]; one is always kept, its texts clipped
+        # below if need be, so that a cut answer still answers.
+        low, high = min(1, total), total
         while low < high:
             middle = (low + high + 1) // 2
             items[:] = kept_all[:middle]
@@ -151,10 +165,8 @@ def fit(tool: str, answer: ToolAnswer, max_chars: int) -> tuple[Json, str]:
         items[:] = kept_all[:low]
         if low < total:
             cut.append(f"{total - low} of {total} {path.rsplit('.', 1)[-1]}")
-        if _size(tool, content) <= budget:
-            break
     if _size(tool, content) > budget:
-        low, high = 0, max_chars
+        low, high = 0, CLIPPED_TEXT_CHARS
         while low < high:
             middle = (low + high + 1) // 2
             trial = copy.deepcopy(content)

@@ -389,7 +389,7 @@ async def test_a_result_over_mcp_max_result_chars_is_cut_with_a_note(
         text = text_of(result)
         assert len(text) + len(json.dumps(content, ensure_ascii=False)) <= 5000
         assert 0 < len(content["hits"]) < 12
-        assert f"left out {12 - len(content['hits'])} of 12 hits" in content["cut"]
+        assert f"{12 - len(content['hits'])} of 12 hits" in content["cut"]
         assert "lower `limit`" in content["cut"] and text.endswith(content["cut"])
 
 

@@ -1,6 +1,7 @@
 """The MCP Inspector's CLI (`@modelcontextprotocol/inspector`, pinned in tests/node/) against
-`/mcp` of `evidencegraph demo`: it lists the six tools and an agent-style exchange
-(search_entities → get_entity → walk) answers with evidence from the demo data."""
+`/mcp` of `evidencegraph serve` over the demo data, loaded as `evidencegraph demo` loads it: it
+lists the six tools and an agent-style exchange (search_entities → get_entity → walk) answers
+with evidence from the demo data."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from api.settings import Settings
+from commands.demo_command import load_demo
 from graph.driver import Graph
 from tests.conftest import TEST_DIMENSION
-from tests.support.node_tools import NODE_DIR, REPOSITORY, WEB_DIR, node, npm_packages
+from tests.support.node_tools import NODE_DIR, REPOSITORY, node, npm_packages
 from tests.support.serving import served_process
 
 ALEX_MERCER = "bbb2ad85-3d0b-4c26-b6f9-71ed76ee64bd"
@@ -36,7 +39,6 @@ async def inspector(url: str, transcript: list[str], *arguments: str) -> dict[st
 async def test_the_inspector_cli_lists_the_tools_and_searches_the_demo_data(
     graph: Graph, neo4j_uri: str, tmp_path: Path
 ) -> None:
-    npm_packages(WEB_DIR)  # GraphiQL's files, which the demo serves
     npm_packages(NODE_DIR)
     environment = {
         "NEO4J_URI": neo4j_uri,
@@ -46,11 +48,13 @@ async def test_the_inspector_cli_lists_the_tools_and_searches_the_demo_data(
         # than the default 10 s for a first search on a cold page cache.
         "NEO4J_QUERY_TIMEOUT_SECONDS": "120",
     }
-    command = [sys.executable, "-m", "commands.main", "demo", "--port", "{port}"]
+    # Loaded here rather than by `demo`, so the server's start is not timed with the load.
+    assert await load_demo(Settings.from_environ(environment)) == ALEX_MERCER
+    command = [sys.executable, "-m", "commands.main", "serve", "--port", "{port}"]
     transcript: list[str] = []
     with served_process(
         command,
-        name="demo",
+        name="serve",
         cwd=REPOSITORY,
         env=environment,
         probe_path="/healthz",
