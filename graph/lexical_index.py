@@ -22,7 +22,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-ENTITY_ANALYZER = "classic"
+ENTITY_ANALYZER = "english"
 PASSAGE_ANALYZER = "standard-no-stop-words"  # passage search is not changed by this rule
 
 REAPPLY = "run `evidencegraph schema apply`"

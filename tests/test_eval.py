@@ -26,6 +26,9 @@ DULCE = Path(__file__).resolve().parents[1] / "data" / "graphrag-operation-dulce
 
 
 def titles(data: Path) -> set[str]:
+    if data.is_file():  # a bundle
+        lines = data.read_text(encoding="utf-8").splitlines()
+        return {e["name"] for line in lines if line.strip() for e in json.loads(line)["entities"]}
     return {str(title) for title in pq.read_table(data / "entities.parquet")["title"].to_pylist()}
 
 
