@@ -4,6 +4,7 @@ of function words or single letters. Pure rules first, then on the real Neo4j.""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from graph.driver import Graph
@@ -119,7 +120,7 @@ async def test_a_query_equal_to_an_entitys_name_puts_it_first_in_lexical_and_hyb
     people = ["SCROOGE", "EBENEZER SCROOGE", "MR. SCROOGE", "SCROOGE'S NEPHEW", "SCROOGE'S CLERK"]
     events = ["SCROOGE'S TRANSFORMATION"]
     names = people + events + ["FEZZIWIG", "MR. FEZZIWIG", "FEZZIWIG'S BALL", "OLD FEZZIWIG"]
-    labels = {name: ["Event"] for name in [*events, "FEZZIWIG'S BALL"]}
+    labels: dict[str, Sequence[str]] = {n: ["Event"] for n in [*events, "FEZZIWIG'S BALL"]}
     vectors = {name: axis(7) for name in names}
     vectors |= {"SCROOGE'S TRANSFORMATION": axis(0), "MR. FEZZIWIG": axis(0)}
     vectors |= {"EBENEZER SCROOGE": axis(0), "OLD FEZZIWIG": axis(0)}
@@ -260,3 +261,48 @@ async def test_the_name_rules_hold_with_retrieval_lexical_fields_name_and_descri
         assert (await names_of(client, "scrooge", "LEXICAL"))[0] == "Scrooge"
         assert (await names_of(client, "covid19", "LEXICAL"))[0] == "COVID-19"
         assert await names_of(client, "it", "LEXICAL") == ["It"]
+
+
+async def test_the_database_orders_the_lexical_list_as_the_pure_rule_does(
+    client: Client, builder: GraphBuilder, graph: Graph
+) -> None:
+    names = [
+        "Scrooge",
+        "Ebenezer Scrooge",
+        "Scrooge's Transformation",
+        "Scrooge and Marley",
+        "The Ghost of Christmas Past",
+        "Ghost of Christmas Present",
+        "Christmas Past",
+        "Marley's Ghost",
+        "Jacob Marley",
+        "COVID-19 Ward",
+        "Ward 19",
+    ]
+    labels: dict[str, Sequence[str]] = {
+        "Scrooge's Transformation": ["Event"],
+        "Marley's Ghost": ["Event", "Person"],
+    }
+    labels |= {"Christmas Past": ["Event"], "Ward 19": ["Geo"]}
+    await builder.version("acme", ["text"], mentions={n: [0] for n in names}, labels=labels)
+    await apply_schema(graph, TEST_DIMENSION)
+    for query in (
+        "scrooge",
+        "Scrooge and Marley",
+        "ghost of christmas past",
+        "marley ghost",
+        "covid 19 ward",
+        "christmas",
+    ):
+        found = await search(client, query, mode="LEXICAL")
+        assert found["hits"], query
+        expected = lexical_order(
+            LexicalCandidate(
+                hit["entity"]["id"],
+                is_exact_name(query, hit["entity"]["name"]),
+                completeness(content_words(query), content_words(hit["entity"]["name"])),
+                hit["score"],
+            )
+            for hit in found["hits"]
+        )
+        assert [hit["entity"]["id"] for hit in found["hits"]] == [c.id for c in expected], query
