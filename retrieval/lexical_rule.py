@@ -96,18 +96,19 @@ def kept(word: str) -> bool:
 
 
 def joined_forms(query: str, rule: LexicalRule = LexicalRule()) -> list[str]:
-    """Letter and digit runs written together, for names the index holds as one word: each
-    plain word that mixes them ("covid19") and each pair of neighbours, letters then digits
-    ("covid 19", "f 16").
+    """Letter and digit runs written together, for names the index holds as one word ("COVID19",
+    or the "r2" and "d2" of "R2-D2"): each plain word that mixes them, and each run of letters
+    followed by a run of digits, within a word or across neighbouring words ("covid 19").
 
-    >>> joined_forms("COVID-19 and F 16"), joined_forms("covid19 cases")
-    (['covid19', 'f16'], ['covid19'])
+    >>> joined_forms("COVID-19 and F 16"), joined_forms("covid19 cases"), joined_forms("r2d2")
+    (['covid19', 'f16'], ['covid19'], ['r2d2', 'r2', 'd2'])
     """
     if rule.possessives:
         query = POSSESSIVE.sub("", query)
     words = plain_words(query)
     joined = [word for word in words if len(_ATOM.findall(word)) > 1]
-    for first, second in itertools.pairwise(words):
+    atoms = [atom for word in words for atom in _ATOM.findall(word)]
+    for first, second in itertools.pairwise(atoms):
         if first.isalpha() and second.isdigit() and first not in STOP_WORDS:
             joined.append(first + second)
     return list(dict.fromkeys(joined))

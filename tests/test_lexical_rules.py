@@ -92,7 +92,7 @@ async def test_lucene_syntax_has_no_effect_on_what_the_index_receives_or_returns
     for noisy in (
         'Who is "Ada Lovelace"?',
         "who:is ada* AND lovelace~",
-        "(who is) +ada -lovelace^2",
+        "(who is) +ada -lovelace^",
         "WHO IS ADA OR LOVELACE",
         "who is ada/lovelace\\",
         '"who is [ada TO lovelace}',
@@ -101,6 +101,10 @@ async def test_lucene_syntax_has_no_effect_on_what_the_index_receives_or_returns
         found = await search(client, noisy, mode="LEXICAL")
         assert client.parameters[-1]["lexicalQuery"] == "ada lovelace", noisy
         assert found["hits"] == plain["hits"], noisy
+    # A boost's digits are a plain word like any other (digits name things: "Apollo 11").
+    boosted = await search(client, "ada lovelace^2", mode="LEXICAL")
+    assert client.parameters[-1]["lexicalQuery"] == "ada lovelace 2"
+    assert boosted["names"][0] == "Ada Lovelace"
 
 
 async def test_a_name_asked_for_with_extra_words_comes_back_first(

@@ -183,6 +183,8 @@ async def test_names_with_hyphens_digits_or_apostrophes_match_queries_with_or_wi
         "Scrooge's",
         "Scrooge",
         "Spider-Man",
+        "Spider Man 2",
+        "R2-D2",
     ]
     await builder.version(
         "acme",
@@ -206,6 +208,8 @@ async def test_names_with_hyphens_digits_or_apostrophes_match_queries_with_or_wi
         ("Scrooges", "Scrooge's"),
         ("Scrooge's", "Scrooge"),  # both are exact; the tie breaks by id
         ("spider man", "Spider-Man"),
+        ("r2d2", "R2-D2"),
+        ("R2 D2", "R2-D2"),
     ):
         for mode in ("LEXICAL", "HYBRID"):
             found = await names_of(client, query, mode, axis(0))
