@@ -7,6 +7,7 @@ variant, mode and kind of query: a Markdown table on stdout, and JSON with `--js
     evidencegraph eval                          # dulce, standard variants, a fresh Neo4j
     evidencegraph eval --set christmas-carol --variants all --peer --json carol.json
     evidencegraph eval --queries mine.jsonl --data path/to/graphrag/output
+    evidencegraph eval --set dulce,christmas-carol,names --exact-names
 
 A given Neo4j keeps the data (in workspace `--workspace`, default the set's name) and gets its
 entity FULLTEXT indexes replaced per variant, then put back as the settings ask: point it at a
@@ -58,7 +59,9 @@ def fresh_neo4j() -> Iterator[str]:
 def querysets(arguments: argparse.Namespace) -> list[QuerySet]:
     if arguments.queries is not None:
         if arguments.data is None:
-            raise QuerySetError("--queries needs --data, the GraphRAG folder it was written for")
+            raise QuerySetError(
+                "--queries needs --data, the GraphRAG folder (or bundle) it was written for"
+            )
         return [read_queryset(arguments.queries, data=arguments.data)]
     return [built_in(name) for name in arguments.set]
 
@@ -98,6 +101,7 @@ def _run(arguments: argparse.Namespace) -> int:
             modes=arguments.modes,
             peer=arguments.peer,
             workspace=arguments.workspace,
+            exact_names=arguments.exact_names,
         )
         settings = dataclasses.replace(Settings.from_environ(), auth_mode="none")
     except (QuerySetError, ValueError, OSError) as error:
@@ -169,6 +173,11 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     parser.add_argument(
         "--peer", action="store_true", help="also run neo4j-graphrag's retrievers (extra `peer`)"
+    )
+    parser.add_argument(
+        "--exact-names",
+        action="store_true",
+        help="also search every distinct entity name and count how often it comes first",
     )
     parser.add_argument("--json", type=Path, metavar="PATH", help="also write the results as JSON")
     parser.add_argument("--neo4j-uri", metavar="URI", help="a running Neo4j instead of a fresh one")

@@ -43,10 +43,12 @@ class QuerySet:
     data: Path | None = None  # the GraphRAG folder it was written for, if built in
 
 
-# The sets that ship with the repository, and the data each was written over.
-BUILT_IN: dict[str, tuple[str, str]] = {
-    "dulce": ("dulce.jsonl", "graphrag-operation-dulce"),
-    "christmas-carol": ("christmas-carol.jsonl", "graphrag-christmas-carol"),
+# The sets that ship with the repository, and the data each was written over: a GraphRAG
+# folder, or a bundle (`names`: hard cases for the name rules, written for the set).
+BUILT_IN: dict[str, tuple[str, Path]] = {
+    "dulce": ("dulce.jsonl", DATA / "graphrag-operation-dulce"),
+    "christmas-carol": ("christmas-carol.jsonl", DATA / "graphrag-christmas-carol"),
+    "names": ("names.jsonl", QUERYSETS / "names.bundle.jsonl"),
 }
 
 
@@ -86,8 +88,8 @@ def read_queryset(path: Path, name: str | None = None, data: Path | None = None)
 
 
 def built_in(name: str) -> QuerySet:
-    file, folder = BUILT_IN[name]
-    return read_queryset(QUERYSETS / file, name, DATA / folder)
+    file, data = BUILT_IN[name]
+    return read_queryset(QUERYSETS / file, name, data)
 
 
 def kinds_of(queries: Sequence[LabelledQuery]) -> list[str]:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from evaluation.exact_names import ExactNameRow, exact_name_table
 from evaluation.metrics import Answer, Scores, first_accepted_rank, scores_by_kind
 
 
@@ -50,6 +51,7 @@ class Report:
     kinds: tuple[str, ...]
     rows: list[Row] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    exact_names: list[ExactNameRow] = field(default_factory=list)
 
     def add(self, method: str, mode: str, answers: Sequence[Answer]) -> Row:
         row = Row(method, mode, tuple(answers), self.kinds)
@@ -79,7 +81,11 @@ class Report:
     def text(self) -> str:
         title = f"{self.queryset}: {self.rows[0].scores['all'].queries if self.rows else 0}"
         title += f" queries over {self.data}, {self.embedder}"
-        return "\n".join([title, "", self.table(), *[f"- {note}" for note in self.notes]])
+        parts = [title, "", self.table(), *[f"- {note}" for note in self.notes]]
+        if self.exact_names:
+            parts += ["", "Exact name first (each distinct entity name as the query):", ""]
+            parts.append(exact_name_table(self.exact_names))
+        return "\n".join(parts)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -89,6 +95,7 @@ class Report:
             "kinds": list(self.kinds),
             "notes": self.notes,
             "rows": [row.as_json() for row in self.rows],
+            "exactNames": [row.as_json() for row in self.exact_names],
         }
 
 

@@ -1,14 +1,15 @@
 """One eval run: load each query set's data, then measure every variant and mode on it.
 
-1. load    the set's GraphRAG folder through `evidencegraph load`'s code path
+1. load    the set's GraphRAG folder (or bundle file) through `evidencegraph load`'s code path
            (ingest/load_source.py) into its own workspace, with the configured
            embedder; a second run finds it unchanged and writes nothing
 2. index   each variant's FULLTEXT indexes, as `schema apply` makes them
            (graph/graph_schema.py replaces a label's index that differs)
 3. search  every query in every mode, at limit 5 and 10, through the served app with the
            variant's settings (evaluation/served_search.py), scoped to the workspace
-4. peer    optionally, neo4j-graphrag's retrievers on the same graph (evaluation/peer.py)
-5. restore the indexes the settings ask for, so the graph is left as `serve` expects
+4. names   optionally, the exact-name measure per variant and mode (evaluation/exact_names.py)
+5. peer    optionally, neo4j-graphrag's retrievers on the same graph (evaluation/peer.py)
+6. restore the indexes the settings ask for, so the graph is left as `serve` expects
 """
 
 from __future__ import annotations
@@ -25,11 +26,13 @@ from api.embedder_setup import check_graph_embedder, embedder_from
 from api.lifespan import neo4j_auth, open_graph
 from api.settings import Settings
 from embedding.query_cache import QueryEmbedder
+from evaluation.exact_names import distinct_names, exact_name_row
 from evaluation.queryset import QuerySet, kinds_of
 from evaluation.report import Report
 from evaluation.served_search import MODES, served
 from evaluation.variants import Variant
 from graph.driver import Graph
+from graph.entity_names import entity_names
 from graph.index_catalog import read_index_catalog
 from graph.lexical_index import LexicalIndexSpec
 from ingest.load_source import Source, load_source, make_searchable
@@ -45,7 +48,8 @@ class Plan:
     variants: Sequence[Variant]
     modes: Sequence[str] = MODES
     peer: bool = False
-    workspace: str | None = None  # default: the query set's name
+    workspace: str | None = None  # default: the query set's name (a bundle names its own)
+    exact_names: bool = False
 
 
 def say(message: str) -> None:
@@ -68,7 +72,8 @@ async def _load(
         raise EvalFailed(f"query set {queryset.name} names no data folder to load")
     await check_graph_embedder(graph, embedder.identity)
     with contextlib.redirect_stdout(sys.stderr):  # stdout is the report's
-        result = await load_source(graph, embedder, Source(queryset.data, "graphrag", workspace))
+        kind = "bundle" if queryset.data.is_file() else "graphrag"
+        result = await load_source(graph, embedder, Source(queryset.data, kind, workspace))
     if result.rejections:
         raise EvalFailed(f"{queryset.data} did not load whole into workspace {workspace!r}")
     return set(result.totals.labels)
@@ -88,12 +93,16 @@ async def _measure(
     modes: Sequence[str],
     report: Report,
     workspace: str,
+    names: Sequence[str] = (),
 ) -> None:
     variant_settings = dataclasses.replace(settings, lexical=variant.rule)
     async with served(variant_settings, [workspace]) as search:
         for mode in modes:
             say(f"{queryset.name}: {variant.name} {mode}")
             report.add(variant.name, mode, await search.answers(queryset.queries, mode))
+            if names:
+                say(f"{queryset.name}: {variant.name} {mode}, {len(names)} exact names")
+                report.exact_names.append(await exact_name_row(search, variant.name, mode, names))
 
 
 def _peer(
@@ -137,9 +146,16 @@ async def evaluate(settings: Settings, plan: Plan) -> list[Report]:
                     embedder.identity.describe(),
                     tuple(kinds_of(queryset.queries)),
                 )
+                names = (
+                    distinct_names([name for _, name in await entity_names(graph, workspace)])
+                    if plan.exact_names
+                    else []
+                )
                 for variant in plan.variants:
                     await _index(graph, labels, dimension, variant.index)
-                    await _measure(settings, queryset, variant, plan.modes, report, workspace)
+                    await _measure(
+                        settings, queryset, variant, plan.modes, report, workspace, names
+                    )
                 await _index(graph, labels, dimension, configured)
                 if plan.peer:
                     catalog = await read_index_catalog(graph)

@@ -66,7 +66,11 @@ VARIANTS: tuple[Variant, ...] = (
     ),
     Variant("analyzer-standard", "default rule, standard analyzer", analyzer="standard"),
     Variant("analyzer-simple", "default rule, simple analyzer", analyzer="simple"),
-    Variant("analyzer-english", "default rule, english analyzer (stems)", analyzer="english"),
+    Variant(
+        "analyzer-classic",
+        "default rule, classic analyzer (the default before the name rules)",
+        analyzer="classic",
+    ),
     Variant(
         "name+description-no-coverage",
         "the opt-in without the coverage rule",

@@ -16,6 +16,9 @@ evidence text). Labels and their index states are checked before (graph/index_ca
 A lexical candidate counts only when the fields its label's index covers hold enough of the
 query's content words (the coverage rule, retrieval/lexical_rule.py): each word is a regex
 parameter, tested here against the lowercased fields of the few candidates Lucene returned.
+A name the query equals always counts and comes first ("Names are found by their names",
+retrieval/name_match.py, retrieval/lexical_order.py); the name rules read `name` only, also
+when the index covers `description`.
 """
 
 from __future__ import annotations
@@ -32,22 +35,56 @@ from graph.search_ranking import RANK_AND_FUSE
 from graph.visibility import entity_returnable, visible_passages_of_entity
 from retrieval.lexical_rule import LexicalRequest
 
-# Lexical candidates of every label that hold enough of the query's words, best Lucene score
-# per entity, returnable ones only.
+# The content words of a candidate's name (retrieval/lexical_rule.py `content_words`): runs of
+# letters or of digits, lowercased, less function words and one-letter fragments (so a
+# possessive's s); computed on the few candidates read, so no derived property is needed.
+_NAME_WORDS: LiteralString = (
+    "reduce(state = {words: [], word: '', kind: 0},"
+    "  ch IN split(toLower(coalesce(toStringOrNull(node.name), '')), '') |"
+    "  CASE WHEN ch =~ '\\\\p{L}' THEN CASE WHEN state.kind = 1"
+    "    THEN {words: state.words, word: state.word + ch, kind: 1}"
+    "    ELSE {words: state.words + state.word, word: ch, kind: 1} END"
+    "   WHEN ch =~ '\\\\p{N}' THEN CASE WHEN state.kind = 2"
+    "    THEN {words: state.words, word: state.word + ch, kind: 2}"
+    "    ELSE {words: state.words + state.word, word: ch, kind: 2} END"
+    "   ELSE {words: state.words + state.word, word: '', kind: 0} END)"
+)
+
+# Lexical candidates of every label that hold enough of the query's words (or whose name the
+# query equals), returnable ones only, each entity once, in the lexical list's order
+# (retrieval/lexical_order.py): exact name, completeness, best Lucene score, id. A query with
+# no content word reads no FULLTEXT index: it looks for the names it equals, label by label.
 _LEXICAL_LIST: LiteralString = (
     "CALL () {"
     " UNWIND $lexicalTargets AS target"
-    " CALL db.index.fulltext.queryNodes(target.index, $lexicalQuery, {limit: $lexicalK})"
-    " YIELD node, score"
-    " WITH node, score, CASE WHEN $coverageRequired = 0 THEN '' ELSE"
+    " CALL (target) {"
+    "  WITH target WHERE $lexicalQuery <> ''"
+    "  CALL db.index.fulltext.queryNodes(target.index, $lexicalQuery, {limit: $lexicalK})"
+    "  YIELD node, score"
+    "  RETURN node, score"
+    "  UNION ALL"
+    "  WITH target WHERE $lexicalQuery = ''"
+    "  MATCH (node:$(target.label)) WHERE toStringOrNull(node.name) =~ $exactPattern"
+    "  RETURN node, 0.0 AS score"
+    " }"
+    " WITH node, score, coalesce(toStringOrNull(node.name) =~ $exactPattern, false) AS exact,"
+    "  CASE WHEN $coverageRequired = 0 THEN '' ELSE"
     "  toLower(reduce(text = '', field IN target.fields"
     "   | text + ' ' + coalesce(toStringOrNull(node[field]), ''))) END AS heldText"
-    " WHERE $coverageRequired = 0"
+    " WHERE exact OR $coverageRequired = 0"
     "  OR size([pattern IN $coveragePatterns WHERE heldText =~ pattern]) >= $coverageRequired"
-    " WITH node, max(score) AS score WHERE "
-    + entity_returnable("node")
-    + " WITH node, score ORDER BY score DESC, node.id"
-    " RETURN collect({node: node, score: score}) AS lexical"
+    " WITH node, max(score) AS score, any(isExact IN collect(exact) WHERE isExact) AS exact"
+    " WHERE " + entity_returnable("node") + " WITH node, score, exact, " + _NAME_WORDS + " AS state"
+    " WITH node, score, exact, reduce(distinct = [], word IN state.words + state.word"
+    "  | CASE WHEN word = '' OR word IN $functionWords OR word IN distinct"
+    "     OR ($dropOneLetter AND size(word) = 1 AND NOT word =~ '\\\\p{N}') THEN distinct"
+    "    ELSE distinct + word END) AS nameWords"
+    " WITH node, score, exact, size(nameWords) AS named,"
+    "  size([word IN $queryWords WHERE word IN nameWords]) AS shared"
+    " WITH node, score, exact, CASE WHEN size($queryWords) + named - shared = 0 THEN 0.0"
+    "  ELSE toFloat(shared) / (size($queryWords) + named - shared) END AS completeness"
+    " ORDER BY exact DESC, completeness DESC, score DESC, node.id"
+    " RETURN collect({node: node, score: score, exact: exact}) AS lexical"
     " }"
 )
 
@@ -112,11 +149,11 @@ _FUSE_AND_SUPPORT: LiteralString = (
     + "  RETURN collect(c.id) AS evidenceIds,"
     "   collect(CASE WHEN $withText THEN " + PASSAGE_MAP + " END) AS passages"
     " }"
-    " WITH node AS e, score, lexicalRank, semanticRank, evidenceIds, passages"
+    " WITH node AS e, score, lexicalRank, semanticRank, evidenceIds, passages, position"
     " RETURN " + ENTITY_MAP + " AS entity, score, lexicalRank, semanticRank,"
     "  size(evidenceIds) > 0 AS supported,"
     "  evidenceIds[..$supportLimit] AS evidenceIds, passages[..$supportLimit] AS passages"
-    " ORDER BY score DESC, e.id"
+    " ORDER BY position"
 )
 
 SEARCH_ENTITIES: LiteralString = _LEXICAL_LIST + " " + _SEMANTIC_LIST_FROM_INDEX + _FUSE_AND_SUPPORT
@@ -187,7 +224,10 @@ async def search_entities(
 ) -> list[EntityHitRecord]:
     """Run the search statement; `lexical`/`vector` are None for a side the search skips."""
     lexical_targets = (
-        [{"index": t.fulltext_index, "fields": list(t.lexical_fields)} for t in targets]
+        [
+            {"label": t.label, "index": t.fulltext_index, "fields": list(t.lexical_fields)}
+            for t in targets
+        ]
         if lexical is not None
         else []
     )
@@ -196,6 +236,10 @@ async def search_entities(
         "lexicalQuery": lexical.text if lexical is not None else "",
         "coveragePatterns": list(lexical.word_patterns) if lexical is not None else [],
         "coverageRequired": lexical.required if lexical is not None else 0,
+        "queryWords": list(lexical.words) if lexical is not None else [],
+        "exactPattern": lexical.exact_pattern if lexical is not None else "",
+        "functionWords": list(lexical.function_words) if lexical is not None else [],
+        "dropOneLetter": lexical.drop_one_letter if lexical is not None else True,
         "lexicalK": lexical_k,
         "semanticK": semantic_k,
         "capK": cap_k,

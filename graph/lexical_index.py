@@ -7,13 +7,16 @@ own index of a label is `entity_name_fulltext_<label>`, over `name` (or `name` a
 still works with any FULLTEXT index on `name`, and a difference from what the settings ask for
 is reported with the command that fixes it (`mismatch`).
 
-The analyzer: the development query set could not tell the candidates apart, so `classic` was
-chosen for what it does to names (docs/retrieval-quality.md), and the held-out set confirmed
-it. It splits names on punctuation as `standard` does, but drops a possessive 's ("Scrooge's
-nephew" holds the token "scrooge"; `standard` keeps "scrooge's"), keeps digits (`simple`
-drops them) and does not stem (`english` makes "mrs" and "mr" one word). Function words are
-removed from the query before it is sent (retrieval/lexical_rule.py), so the analyzer's own
-short stop list changes nothing there.
+The analyzer: `english`. The query sends plain words only (contract §3), so the index must split a
+name where the query does: `english` splits "COVID-19", "F-16", "GPT-4" into their letters
+and digits (`classic`, the earlier choice, keeps them as one token no plain word can match)
+and drops a possessive 's ("Scrooge's nephew" holds "scrooge"), as `classic` did; it keeps
+digits (`simple` drops them). It also stems ("scrooges" and "scrooge" meet), which only widens
+the few candidates Lucene returns: the coverage rule and the name rules read the name itself
+(graph/entity_search.py). Its stop words ("it", "the", "a", "will") are never indexed, so a
+name made only of them is found by the exact-name read, not by this index; the query's own
+function words are removed before it is sent (retrieval/lexical_rule.py). Measurements:
+docs/retrieval-quality.md.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-ENTITY_ANALYZER = "classic"
+ENTITY_ANALYZER = "english"
 PASSAGE_ANALYZER = "standard-no-stop-words"  # passage search is not changed by this rule
 
 REAPPLY = "run `evidencegraph schema apply`"

@@ -54,7 +54,7 @@ SEARCH_PASSAGES: LiteralString = (
     " RETURN collect({node: node, score: score}) AS semantic"
     " }" + RANK_AND_FUSE + " MATCH (d:Document)-[:HAS_PART]->(c) WHERE c = node"
     " RETURN " + PASSAGE_MAP + " AS passage, score, lexicalRank, semanticRank"
-    " ORDER BY score DESC, c.id"
+    " ORDER BY position"
 )
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 
+from evaluation.exact_names import distinct_names, exact_name_row
 from evaluation.metrics import Answer, Hit, scores, scores_by_kind
 from evaluation.queryset import (
     BUILT_IN,
@@ -26,6 +27,9 @@ DULCE = Path(__file__).resolve().parents[1] / "data" / "graphrag-operation-dulce
 
 
 def titles(data: Path) -> set[str]:
+    if data.is_file():  # a bundle
+        lines = data.read_text(encoding="utf-8").splitlines()
+        return {e["name"] for line in lines if line.strip() for e in json.loads(line)["entities"]}
     return {str(title) for title in pq.read_table(data / "entities.parquet")["title"].to_pylist()}
 
 
@@ -84,6 +88,25 @@ def test_recall_and_mrr_by_hand() -> None:
     assert kinds["description"].recall_at_5 == 0.0
     assert kinds["description"].recall_at_10 == 0.5
     assert kinds["all"] == total
+
+
+def test_distinct_names_are_each_name_once_in_any_case_and_searchable() -> None:
+    assert distinct_names(["Scrooge", "SCROOGE", "?!", "Scrooge's", "It"]) == [
+        "Scrooge",
+        "Scrooge's",
+        "It",
+    ]
+
+
+async def test_a_name_counts_when_its_first_hit_is_an_entity_of_that_name() -> None:
+    class Answers:
+        async def hits(self, query: str, mode: str, limit: int) -> tuple[Hit, ...]:
+            first = {"scrooge": "SCROOGE'S", "marley": "JACOB MARLEY", "it": None}[query]
+            return () if first is None else (Hit("1", first), Hit("2", query.upper()))
+
+    row = await exact_name_row(Answers(), "default", "LEXICAL", ["scrooge", "marley", "it"])  # type: ignore[arg-type]
+    assert (row.names, row.share) == (3, 1 / 3)
+    assert [(m.name, m.first) for m in row.misses] == [("marley", "JACOB MARLEY"), ("it", None)]
 
 
 def test_variant_names_are_chosen_by_name_or_group() -> None:
