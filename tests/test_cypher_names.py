@@ -7,11 +7,15 @@ Neo4j decodes `\\uXXXX` escapes before it reads a backtick-quoted name, so the s
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from graph.cypher_names import CypherNameRefused, cypher_name, is_plain_name
+from graph.driver import Graph
 from tests.conftest import Client
 from tests.graph_builder import GraphBuilder
+from tests.load_helpers import Cli, bundle_line, entity, graph_counts, relation, write_bundle
 from tests.test_walk import edges, refusal, relate, walk
 
 BACKTICK_ESCAPE = "\\u0060"  # the six characters \ u 0 0 6 0
@@ -102,3 +106,37 @@ def test_only_plain_names_are_written_into_cypher_text() -> None:
     for name in ("", "a b", "a`b", f"a{BACKTICK_ESCAPE}", "a\\b", "é", "a-b", "a\u0000"):
         with pytest.raises(CypherNameRefused):
             cypher_name(name)
+
+
+@pytest.mark.parametrize(
+    ("field", "name"),
+    [
+        ("label", f"Person{BACKTICK_ESCAPE}"),
+        ("label", "Person Group"),
+        ("label", "1Person"),
+        ("label", "_Person"),
+        ("type", f"KNOWS{BACKTICK_ESCAPE}]-() RETURN 1 //"),
+        ("type", "works-for"),
+        ("type", "é"),
+    ],
+)
+async def test_a_bundle_label_or_relation_type_outside_the_rule_makes_its_line_invalid(
+    graph: Graph, tmp_path: Path, cli: Cli, field: str, name: str
+) -> None:
+    kind = {"label": "Person", "type": "KNOWS"}
+    kind[field] = name
+    line = bundle_line(
+        1,
+        [(1, "Ada knows Bob.")],
+        entities=[entity(1, "Ada", [1], kind["label"]), entity(2, "Bob", [1])],
+        relations=[relation(1, 1, 2, [1], kind["type"])],
+    )
+    bundle = write_bundle(tmp_path / "odd.jsonl", [bundle_line(2, [(2, "Cy.")]), line])
+    run = await cli.run("load", str(bundle))
+    assert run.code == 2, run.err
+    where = "entities[0].labels[0]" if field == "label" else "relations[0].type"
+    kind_name = "label" if field == "label" else "relation type"
+    assert f"{bundle}: line 2: {where}: " in run.err, run.err
+    assert f"is not a {kind_name} name: use ASCII letters, digits and `_`" in run.err, run.err
+    counts = await graph_counts(graph)
+    assert counts[":Document"] == 1 and ":Entity" not in counts, counts  # nothing of line 2
