@@ -39,7 +39,6 @@ from api.caller import identify
 from api.errors import coded_error, ensure_coded, log_error
 from api.graphiql import graphiql_page
 from api.services import Services
-from contract.errors import Malformed
 from resolvers.context import RequestContext
 
 
@@ -172,12 +171,8 @@ class GraphQLView(GraphQL[RequestContext, None]):
             refused = GraphQLError(context.auth_error.message, original_error=context.auth_error)
             log_error(refused)
             return coded_error(refused)
-        for data in request_data if isinstance(request_data, list) else [request_data]:
-            if graphql_http.names_no_operation_of_several(data.query, data.operation_name):
-                return GraphQLError(
-                    "Must provide operation name if query contains multiple operations.",
-                    extensions={"code": Malformed.code},
-                )
+        # Other checks of the document run on the one, token-limited parse
+        # (api/graphql_document.py): nothing here reads the document's text.
         return None
 
     async def process_result(

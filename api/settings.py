@@ -153,6 +153,10 @@ class Settings:
     graphql_max_depth: int = 8
     graphql_max_aliases: int = 30
     graphql_max_tokens: int = 1000
+    # Directives on one field (or fragment, operation) and in the whole document: repeated
+    # directives each cost validation work and an error (graphql-cop's Directive Overloading).
+    graphql_max_directives_per_field: int = 4
+    graphql_max_directives: int = 50
     http_max_body_bytes: int = 1_048_576
     # The GraphiQL page at `GET /graphql` (HTML); without introspection it could not load the
     # schema, so it follows GRAPHQL_INTROSPECTION unless set.
@@ -201,6 +205,10 @@ class Settings:
             graphql_max_depth=read.integer("GRAPHQL_MAX_DEPTH", 8, 1, 100),
             graphql_max_aliases=read.integer("GRAPHQL_MAX_ALIASES", 30, 0, 1000),
             graphql_max_tokens=read.integer("GRAPHQL_MAX_TOKENS", 1000, 50, 1_000_000),
+            graphql_max_directives_per_field=read.integer(
+                "GRAPHQL_MAX_DIRECTIVES_PER_FIELD", 4, 1, 100
+            ),
+            graphql_max_directives=read.integer("GRAPHQL_MAX_DIRECTIVES", 50, 1, 10_000),
             http_max_body_bytes=read.integer(
                 "HTTP_MAX_BODY_BYTES", 1_048_576, 1024, 100 * 1_048_576
             ),

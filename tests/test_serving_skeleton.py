@@ -62,7 +62,7 @@ async def test_readyz_is_not_ready_while_neo4j_is_unreachable() -> None:
     app = create_app(settings)
     async with app.router.lifespan_context(app):  # starts: a graph that is down is tolerated
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
             response = await http.get("/readyz")
     assert response.status_code == 503
     assert response.json()["checks"]["neo4j"] == "unreachable"
