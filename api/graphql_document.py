@@ -109,7 +109,10 @@ class DocumentChecks(SchemaExtension):
         document = context.graphql_document
         assert document is not None  # validation runs only on a parsed document
         refusal = None
-        if several_operations_unnamed(document, context.operation_name):
+        # The name the request gave: Strawberry's `operation_name` falls back to the first
+        # operation's, which is exactly what GetOperation must not do.
+        requested: str | None = getattr(context, "_provided_operation_name", None)
+        if several_operations_unnamed(document, requested):
             refusal = "Must provide operation name if query contains multiple operations."
         else:
             refusal = directive_excess(document, self.per_field, self.per_document)
