@@ -39,6 +39,7 @@ from api.caller import identify
 from api.errors import coded_error, ensure_coded, log_error
 from api.graphiql import graphiql_page
 from api.services import Services
+from contract.errors import BackendUnavailable
 from resolvers.context import RequestContext
 
 
@@ -144,7 +145,7 @@ class GraphQLView(GraphQL[RequestContext, None]):
         root_value: None,
         sub_response: Response,
     ) -> ExecutionResult | list[ExecutionResult] | SubscriptionExecutionResult:
-        refusal = self.refusal(context, request_data)
+        refusal = self.refusal(context, request_data) or await self.unchecked_graph(context)
         if refusal is not None:
             return PreExecutionError(data=None, errors=[refusal])
         try:
@@ -173,6 +174,19 @@ class GraphQLView(GraphQL[RequestContext, None]):
             return coded_error(refused)
         # Other checks of the document run on the one, token-limited parse
         # (api/graphql_document.py): nothing here reads the document's text.
+        return None
+
+    @staticmethod
+    async def unchecked_graph(context: RequestContext) -> GraphQLError | None:
+        """BACKEND_UNAVAILABLE while the graph's start checks cannot pass (api/graph_checks.py):
+        nothing is answered from a graph whose vectors were not checked against the embedder."""
+        checks = context.services.graph_checks
+        if checks is None:
+            return None
+        try:
+            await checks.ensure()
+        except BackendUnavailable as unavailable:
+            return coded_error(GraphQLError(unavailable.message, original_error=unavailable))
         return None
 
     async def process_result(

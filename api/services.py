@@ -7,6 +7,7 @@ from typing import Any
 
 from api.auth import Authenticator
 from api.gateway_token import GatewayToken
+from api.graph_checks import GraphChecks
 from api.settings import Settings
 from graph.driver import Graph
 from vectorstores.base import Neo4jVectorIndex, VectorStore
@@ -22,3 +23,5 @@ class Services:
     gateway_token: GatewayToken | None = None  # FEDERATION_GATEWAY_TOKEN, when set
     # Index problems already logged (resolvers/entity_search.py tells the operator once).
     lexical_warnings: set[str] = field(default_factory=set)
+    # The start checks of the graph, run again until they pass (api/graph_checks.py).
+    graph_checks: GraphChecks | None = None

@@ -133,4 +133,3 @@ async def test_the_statement_time_limit_names_its_setting() -> None:
     with pytest.raises(BackendUnavailable) as raised:
         await graph_failing_with(error).read("RETURN 1", {})
     assert "within 2 s (NEO4J_QUERY_TIMEOUT_SECONDS)" in raised.value.message
-
