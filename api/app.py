@@ -7,6 +7,7 @@ start-up with a message naming it (docs/security.md describes each limit and set
 
     HTTP_MAX_BODY_BYTES        Starlette refuses a larger body with 413 before reading it
     AUTH_MODE unset            only loopback addresses are answered (api/loopback_guard.py)
+    AUTH_MODE unset or none    only loopback `Host` names are answered (DNS rebinding)
     REQUEST_TIMEOUT_SECONDS    a coded error instead of a hung request (api/request_timeout.py)
     MCP_MAX_RESULT_CHARS       the size of one MCP tool result at `/mcp` (api/mcp_http.py)
     GRAPHQL_*                  the schema's limits (api/graphql_limits.py)
@@ -25,7 +26,7 @@ from api.graphql_limits import graphql_limits
 from api.graphql_view import GraphQLView
 from api.health import healthz, readyz
 from api.lifespan import lifespan_for
-from api.loopback_guard import ImplicitNoAuthLoopbackOnly
+from api.loopback_guard import ImplicitNoAuthLoopbackOnly, LoopbackHostOnly
 from api.mcp_http import McpEndpoint
 from api.request_timeout import RequestTimeout
 from api.schema import create_schema
@@ -62,6 +63,8 @@ def create_app(settings: Settings | None = None, host: str = "127.0.0.1") -> Sta
     middleware = []
     if settings.auth_mode is None:
         middleware.append(Middleware(ImplicitNoAuthLoopbackOnly))
+    if settings.auth_mode in (None, "none"):
+        middleware.append(Middleware(LoopbackHostOnly))
     return Starlette(
         routes=routes,
         middleware=middleware,

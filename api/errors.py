@@ -69,7 +69,7 @@ def coded_error(error: GraphQLError, hide_suggestions: bool = False) -> GraphQLE
 
 def ensure_coded(errors: list[GraphQLError], hide_suggestions: bool) -> list[GraphQLError]:
     """The last check before a response is written: an error that reached here without a
-    code (Strawberry returns an error raised inside an extension's hook, such as ParserCache's
+    code (Strawberry returns an error raised inside an extension's hook, such as a cached
     parse, without running `ErrorCodes` on it) is coded now, so nothing leaves uncoded."""
     return [
         error if (error.extensions or {}).get("code") else coded_error(error, hide_suggestions)

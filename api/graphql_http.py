@@ -23,11 +23,9 @@ The specification's words, and what follows here:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 from typing import Any
 
-from graphql import OperationDefinitionNode, parse
-from graphql.error import GraphQLError, GraphQLSyntaxError
+from graphql.error import GraphQLError
 
 from contract.errors import BackendUnavailable, Internal, Unauthenticated
 
@@ -102,22 +100,6 @@ def prefers_html(accept: str | None) -> bool:
     html = max((q for media, q in entries if media == HTML), default=0.0)
     graphql = max((q for media, q in entries if media in SUPPORTED), default=0.0)
     return html > 0 and html >= graphql
-
-
-@lru_cache(maxsize=512)
-def _operation_count(query: str) -> int:
-    """How many operations the document defines (cached: clients repeat their operations)."""
-    try:
-        document = parse(query)
-    except GraphQLSyntaxError:
-        return 0  # reported when the document is parsed for execution
-    return sum(isinstance(d, OperationDefinitionNode) for d in document.definitions)
-
-
-def names_no_operation_of_several(query: str | None, operation_name: str | None) -> bool:
-    """The GraphQL specification's GetOperation: with several operations in the document, the
-    request must name one (Strawberry would run the first)."""
-    return operation_name is None and bool(query) and _operation_count(query or "") > 1
 
 
 def is_request_error(data: Any, errors: Sequence[GraphQLError] | None) -> bool:

@@ -10,12 +10,14 @@
                           walk, so aliases multiply a request's cost
     GRAPHQL_INTROSPECTION DisableIntrospection unless true (`_service` is a plain field, so
                           the gateway still reads the SDL)
-    (always)              ParserCache and ValidationCache, bounded LRUs shared by requests
+    GRAPHQL_MAX_DIRECTIVES_PER_FIELD, GRAPHQL_MAX_DIRECTIVES
+                          api/graphql_document.py: checked before validation, with the one
+                          operation a request runs; it also caches small documents only
 
 Extensions are passed as classes or factories, never instances (an instance would be shared
 by concurrent requests). The depth and alias rules are built once here and handed to a fresh
 `AddValidationRules` per request: the rule classes stay the same objects, which is what lets
-ValidationCache recognise a document it has validated before.
+the validation cache (api/graphql_document.py) recognise a document it has validated before.
 """
 
 from __future__ import annotations
@@ -28,19 +30,14 @@ from strawberry.extensions import (
     DisableIntrospection,
     MaxAliasesLimiter,
     MaxTokensLimiter,
-    ParserCache,
     QueryDepthLimiter,
     SchemaExtension,
-    ValidationCache,
 )
 
+from api.graphql_document import document_checks
 from api.settings import Settings
 
 ExtensionFactory: TypeAlias = type[SchemaExtension] | Callable[[], SchemaExtension]
-
-# Distinct documents remembered; clients repeat a handful of operations, and the bound keeps a
-# stream of unique documents from growing memory.
-CACHE_SIZE = 256
 
 
 def graphql_limits(settings: Settings) -> list[ExtensionFactory]:
@@ -55,5 +52,7 @@ def graphql_limits(settings: Settings) -> list[ExtensionFactory]:
     ]
     if not settings.graphql_introspection:
         extensions.append(DisableIntrospection)
-    extensions += [lambda: ParserCache(maxsize=CACHE_SIZE), lambda: ValidationCache(CACHE_SIZE)]
+    extensions.append(
+        document_checks(settings.graphql_max_directives_per_field, settings.graphql_max_directives)
+    )
     return extensions

@@ -39,7 +39,7 @@ from api.caller import identify
 from api.errors import coded_error, ensure_coded, log_error
 from api.graphiql import graphiql_page
 from api.services import Services
-from contract.errors import Malformed
+from contract.errors import BackendUnavailable
 from resolvers.context import RequestContext
 
 
@@ -144,7 +144,9 @@ class GraphQLView(GraphQL[RequestContext, None]):
         root_value: None,
         sub_response: Response,
     ) -> ExecutionResult | list[ExecutionResult] | SubscriptionExecutionResult:
-        refusal = self.refusal(context, request_data)
+        refusal = self.refusal(context, request_data) or await self.unchecked_graph(
+            request.app.state.services
+        )
         if refusal is not None:
             return PreExecutionError(data=None, errors=[refusal])
         try:
@@ -171,12 +173,21 @@ class GraphQLView(GraphQL[RequestContext, None]):
             refused = GraphQLError(context.auth_error.message, original_error=context.auth_error)
             log_error(refused)
             return coded_error(refused)
-        for data in request_data if isinstance(request_data, list) else [request_data]:
-            if graphql_http.names_no_operation_of_several(data.query, data.operation_name):
-                return GraphQLError(
-                    "Must provide operation name if query contains multiple operations.",
-                    extensions={"code": Malformed.code},
-                )
+        # Other checks of the document run on the one, token-limited parse
+        # (api/graphql_document.py): nothing here reads the document's text.
+        return None
+
+    @staticmethod
+    async def unchecked_graph(services: Services) -> GraphQLError | None:
+        """BACKEND_UNAVAILABLE while the graph's start checks cannot pass (api/graph_checks.py):
+        nothing is answered from a graph whose vectors were not checked against the embedder."""
+        checks = services.graph_checks
+        if checks is None:
+            return None
+        try:
+            await checks.ensure()
+        except BackendUnavailable as unavailable:
+            return coded_error(GraphQLError(unavailable.message, original_error=unavailable))
         return None
 
     async def process_result(

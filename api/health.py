@@ -1,4 +1,5 @@
-"""`/healthz` (the process is alive) and `/readyz` (Neo4j answers, the embedder is loaded)."""
+"""`/healthz` (the process is alive) and `/readyz` (Neo4j answers, the embedder is loaded, and
+the graph's start checks have passed: api/graph_checks.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from api.services import Services
+from contract.errors import BackendUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -26,6 +28,14 @@ async def readyz(request: Request) -> JSONResponse:
         log.warning("readiness: Neo4j unreachable: %s", error)
         checks["neo4j"] = "unreachable"
     checks["embedder"] = "ok" if services.query_embedder is not None else "not loaded"
+    if services.graph_checks is not None:
+        checks["graph"] = "not checked"
+        if checks["neo4j"] == "ok":
+            try:
+                await services.graph_checks.ensure()  # runs them if Neo4j was down until now
+                checks["graph"] = "ok"
+            except BackendUnavailable:
+                pass
     ready = all(value == "ok" for value in checks.values())
     return JSONResponse(
         {"status": "ready" if ready else "not ready", "checks": checks},

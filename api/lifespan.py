@@ -11,13 +11,12 @@ import neo4j
 from starlette.applications import Starlette
 
 from api.auth import Authenticator
-from api.embedder_setup import check_graph_embedder, embedder_from
+from api.embedder_setup import embedder_from
 from api.gateway_token import GatewayToken
+from api.graph_checks import GraphChecks
 from api.services import Services
 from api.settings import Settings
 from api.vector_store_setup import create_vector_store
-from contract.errors import BackendUnavailable
-from embedding.base import EmbedderIdentity
 from embedding.query_cache import QueryEmbedder
 from graph.driver import Graph
 from graph.lexical_index import LexicalIndexSpec
@@ -66,9 +65,11 @@ async def open_services(
     driver = create_driver(settings)
     graph = Graph(driver, settings.neo4j_database, settings.query_timeout_seconds)
     try:
-        lexical_warnings = await check_graph_at_start(
-            graph, embedder.identity, LexicalIndexSpec(settings.lexical.fields)
+        lexical_warnings: set[str] = set()
+        checks = GraphChecks(
+            graph, embedder.identity, LexicalIndexSpec(settings.lexical.fields), lexical_warnings
         )
+        await checks.at_start()
         log.info(
             "serving with %s; settings %s",
             embedder.identity.describe(),
@@ -82,6 +83,7 @@ async def open_services(
             vector_store=vector_store,
             gateway_token=gateway_token,
             lexical_warnings=lexical_warnings,
+            graph_checks=checks,
         )
     finally:
         await driver.close()
@@ -111,22 +113,3 @@ def lifespan_for(
             yield
 
     return lifespan
-
-
-async def check_graph_at_start(
-    graph: Graph, identity: EmbedderIdentity, lexical: LexicalIndexSpec
-) -> set[str]:
-    """Refuse to serve vectors another embedder made (recorded, or of another dimension), and
-    tell the operator each label whose FULLTEXT index is not what RETRIEVAL_LEXICAL_FIELDS asks
-    for (the search still runs on the index there is); returns the problems told, so that
-    searches do not repeat them. Tolerates a graph that is still down (`/readyz` reports it
-    until it answers). Reads only: `serve` never writes."""
-    try:
-        catalog = await check_graph_embedder(graph, identity)
-    except BackendUnavailable:
-        log.warning("Neo4j is not reachable yet; /readyz will say so until it is")
-        return set()
-    problems = catalog.lexical_mismatches(lexical)
-    for problem in problems:
-        log.warning("%s", problem)
-    return set(problems)

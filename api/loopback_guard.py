@@ -1,15 +1,21 @@
-"""While `AUTH_MODE` is unset, answer only requests that arrived on a loopback address.
+"""Without authentication, answer only loopback: two guards (contract §8).
 
-contract §8: `none` is the default only while the service listens on loopback. `evidencegraph
-serve` checks the address it binds before it starts (api/auth.py `auth_mode_for`), but
-`uvicorn --factory api.app:create_app --host 0.0.0.0` gives the app no way to know its host.
-The ASGI `scope["server"]` does: it is the local address each connection arrived on. So while
-AUTH_MODE is unset, a request that arrived on any other address (or an unknown one, such as a
-Unix socket) is refused with 403 and the fix, and nothing behind this middleware runs.
+`ImplicitNoAuthLoopbackOnly`, while `AUTH_MODE` is unset. contract §8: "`none` is the default only
+while the service listens on loopback". `evidencegraph serve` checks the address it binds
+before it starts (api/auth.py `auth_mode_for`), but `uvicorn --factory api.app:create_app
+--host 0.0.0.0` gives the app no way to know its host. The ASGI `scope["server"]` does: it is
+the local address each connection arrived on. So while AUTH_MODE is unset, a request that
+arrived on any other address (or an unknown one, such as a Unix socket) is refused with 403 and
+the fix, and nothing behind this middleware runs. Setting `AUTH_MODE` (even to `none`) removes
+this guard: the operator has then chosen. A reverse proxy on the same host forwards outside
+traffic to loopback, which this cannot see; docs/security.md says so.
 
-Setting `AUTH_MODE` (even to `none`) removes this guard: the operator has then chosen. A
-reverse proxy on the same host forwards outside traffic to loopback, which this cannot see;
-docs/security.md says so.
+`LoopbackHostOnly`, whenever no authentication applies (`AUTH_MODE` unset or `none`). contract §8:
+"Without authentication, a request whose `Host` is not a loopback name or address is refused".
+A web page on `evil.example` can rebind its name to 127.0.0.1 and then read this service from
+the victim's browser as same-origin: the connection is to loopback, but the browser still sends
+`Host: evil.example`. Only `localhost` and loopback addresses (with any port) are answered; any
+other `Host`, or none, is refused with 421 Misdirected Request and nothing behind runs.
 """
 
 from __future__ import annotations
@@ -48,3 +54,41 @@ class ImplicitNoAuthLoopbackOnly:
             await WebSocketClose()(scope, receive, send)
             return
         await PlainTextResponse(REFUSAL, status_code=403)(scope, receive, send)
+
+
+HOST_REFUSAL = (
+    "This service runs without authentication, so it answers only requests addressed to a "
+    "loopback name or address (Host: localhost or 127.0.0.1). Set AUTH_MODE=jwt or "
+    "AUTH_MODE=apikeys to serve other names."
+)
+
+
+def host_name(host_header: str) -> str:
+    """The name or address of a `Host` header, without its port.
+
+    >>> host_name("localhost:8000"), host_name("[::1]:8000"), host_name("127.0.0.1")
+    ('localhost', '::1', '127.0.0.1')
+    """
+    if host_header.startswith("["):
+        return host_header[1:].partition("]")[0]
+    return host_header.rpartition(":")[0] if ":" in host_header else host_header
+
+
+class LoopbackHostOnly:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)  # lifespan
+            return
+        hosts = [value for name, value in scope["headers"] if name == b"host"]
+        host = host_name(hosts[0].decode("latin-1")) if len(hosts) == 1 else None
+        if host is not None and is_loopback(host):
+            await self.app(scope, receive, send)
+            return
+        log.warning("refused a request for host %r: no authentication, loopback only", host)
+        if scope["type"] == "websocket":
+            await WebSocketClose()(scope, receive, send)
+            return
+        await PlainTextResponse(HOST_REFUSAL, status_code=421)(scope, receive, send)

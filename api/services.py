@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from answers.context import AnswerContext, AnswerSettings, QueryEmbedding
 from api.auth import Authenticator
 from api.gateway_token import GatewayToken
+from api.graph_checks import GraphChecks
 from api.settings import Settings
 from graph.driver import Graph
 from vectorstores.base import Neo4jVectorIndex, VectorStore
@@ -22,6 +23,8 @@ class Services:
     gateway_token: GatewayToken | None = None  # FEDERATION_GATEWAY_TOKEN, when set
     # Index problems already logged (answers/entity_search.py tells the operator once).
     lexical_warnings: set[str] = field(default_factory=set)
+    # The start checks of the graph, run again until they pass (api/graph_checks.py).
+    graph_checks: GraphChecks | None = None
 
     def answer_context(self) -> AnswerContext:
         """What the searches and the walk read, from the collaborators as they are now (built

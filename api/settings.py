@@ -217,6 +217,18 @@ SETTINGS: tuple[Setting, ...] = (
         "Most lexical tokens a document may have; parsing stops there.",
     ),
     Setting(
+        "GRAPHQL_MAX_DIRECTIVES_PER_FIELD",
+        "graphql_max_directives_per_field",
+        Integer(4, 1, 100),
+        "Most directives on one field, fragment or operation (repeated directives cost work).",
+    ),
+    Setting(
+        "GRAPHQL_MAX_DIRECTIVES",
+        "graphql_max_directives",
+        Integer(50, 1, 10_000),
+        "Most directives in one document.",
+    ),
+    Setting(
         "HTTP_MAX_BODY_BYTES",
         "http_max_body_bytes",
         Integer(1_048_576, 1024, 100 * 1_048_576),
@@ -289,6 +301,8 @@ class Settings:
     graphql_max_depth: int
     graphql_max_aliases: int
     graphql_max_tokens: int
+    graphql_max_directives_per_field: int
+    graphql_max_directives: int
     http_max_body_bytes: int
     graphiql_enabled: bool
     request_timeout_seconds: float

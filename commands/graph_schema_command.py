@@ -21,6 +21,9 @@ async def _apply(settings: Settings) -> int:
     labels = ", ".join(report.labels) or "none yet"
     print(f"entity labels: {labels}")
     print(f"indexes created: {', '.join(report.created) or 'none (all existed)'}")
+    if report.skipped:
+        shown = ", ".join(repr(label) for label in report.skipped)
+        print(f"no index for labels not made of letters, digits and _: {shown}")
     return EXIT_OK
 
 

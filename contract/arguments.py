@@ -4,6 +4,7 @@ any I/O."""
 from __future__ import annotations
 
 import dataclasses
+import unicodedata
 from dataclasses import dataclass
 
 from contract.errors import Malformed
@@ -43,7 +44,7 @@ WALK_MAX_CANDIDATES = Bound(
 MAX_QUERY_LENGTH = 1000  # characters; a search query longer than this is refused
 MAX_LABELS = 100
 MAX_RELATION_TYPES = 100
-MAX_NAME_LENGTH = 200  # a label or relation type name
+MAX_NAME_LENGTH = 100  # a label or relation type name (contract §5: "at most 100 characters")
 MAX_CANDIDATES_PER_LIST = 1000  # seed step 3: "up to 1000" candidates per label and list
 
 
@@ -65,7 +66,11 @@ def check_id(argument: str, value: str) -> str:
 
 
 def check_names(argument: str, values: list[str] | None, most: int) -> tuple[str, ...] | None:
-    """A list of label or relation type names: not empty strings, not too many, no repeats."""
+    """A list of label or relation type names (contract §5): each non-empty, at most
+    `MAX_NAME_LENGTH` characters, no control characters; not too many; repeats dropped.
+
+    A name that passes may still be anything else: graph/cypher_names.py decides whether it
+    may be written into Cypher text (a stored plain name) or must be a parameter."""
     if values is None:
         return None
     if len(values) > most:
@@ -73,4 +78,10 @@ def check_names(argument: str, values: list[str] | None, most: int) -> tuple[str
     for value in values:
         if not value or len(value) > MAX_NAME_LENGTH:
             raise Malformed(argument, f"each name must have 1 to {MAX_NAME_LENGTH} characters")
+        if has_control_character(value):
+            raise Malformed(argument, "a name must not contain control characters")
     return tuple(dict.fromkeys(values))
+
+
+def has_control_character(value: str) -> bool:
+    return any(unicodedata.category(char) == "Cc" for char in value)

@@ -17,14 +17,19 @@ retried.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import anyio
 import anyio.to_thread
 
-from embedding.base import Embedder, EmbedderIdentity
+from contract.errors import BackendUnavailable
+from embedding.base import Embedder, EmbedderConfigError, EmbedderIdentity, EmbedderRequestError
+
+log = logging.getLogger(__name__)
 
 DEFAULT_SIZE = 1024
 # Texts handed to one worker-thread call by `embed_many`: a cancelled load stops within one
@@ -113,6 +118,10 @@ class QueryEmbedder:
         return vectors
 
     async def _compute(self, text: str) -> tuple[float, ...]:
+        with _faults_of_the_embedder():
+            return await self._compute_once(text)
+
+    async def _compute_once(self, text: str) -> tuple[float, ...]:
         self.stats.misses += 1
         if self.inline:  # nothing awaits, so no other request can be waiting for it
             [vector] = self.embedder.embed([text])
@@ -145,3 +154,18 @@ class QueryEmbedder:
 
     def close(self) -> None:
         self.embedder.close()
+
+
+@contextlib.contextmanager
+def _faults_of_the_embedder() -> Iterator[None]:
+    """contract §7: an embedder that refuses the key, answers garbage or vectors of another size
+    fails a query as BACKEND_UNAVAILABLE (the detail, which names settings, goes to the log);
+    the failure is not cached, so the next query asks the embedder again and recovers with it.
+    Loads (`embed_many`) keep the detailed errors: an operator reads those."""
+    try:
+        yield
+    except (EmbedderConfigError, EmbedderRequestError) as error:
+        log.error("the embedder failed a query: %s", error)
+        raise BackendUnavailable(
+            "The embedding service gave no usable answer; try again later."
+        ) from error

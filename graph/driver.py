@@ -5,37 +5,23 @@ costs two), and every read the service makes is a single statement.
 
 Every statement carries the per-statement time limit (`NEO4J_QUERY_TIMEOUT_SECONDS`); Neo4j
 stops a statement that exceeds it and the caller gets BACKEND_UNAVAILABLE, like an
-unreachable server: nothing of the driver's message reaches a client.
+unreachable server: nothing of the driver's message reaches a client. Every other fault of the
+backend (graph/backend_faults.py) is BACKEND_UNAVAILABLE too, for reads, writes and
+self-managed statements alike.
 """
 
 from __future__ import annotations
 
 import contextlib
-import logging
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any, LiteralString
 
 import neo4j
 from neo4j import AsyncDriver, Record
-from neo4j.exceptions import ClientError, ServiceUnavailable, SessionExpired
 
-from contract.errors import BackendUnavailable
-
-log = logging.getLogger(__name__)
+from graph.backend_faults import backend_fault
 
 StatementObserver = Callable[[str, Mapping[str, Any]], None]
-
-# Neo4j's codes for a transaction stopped at its time limit (the client's or the server's).
-TIMED_OUT_CODE_PREFIX = "Neo.ClientError.Transaction.TransactionTimedOut"
-
-
-def timed_out(error: ClientError, timeout: float | None) -> BackendUnavailable:
-    limit = f" within {timeout:g} s" if timeout else ""
-    log.warning("Neo4j stopped a statement at its time limit: %s", error.code)
-    return BackendUnavailable(
-        f"The graph database did not answer{limit} (NEO4J_QUERY_TIMEOUT_SECONDS); "
-        "ask for less or try again later."
-    )
 
 
 class Graph:
@@ -87,19 +73,19 @@ class Graph:
     async def auto_commit(self, query: LiteralString, parameters: Mapping[str, Any]) -> None:
         """Run a statement that manages its own transactions (`CALL … IN TRANSACTIONS`)."""
         self._observe(query, parameters)
-        async with self.driver.session(database=self.database) as session:
-            result = await session.run(neo4j.Query(query), dict(parameters))
-            await result.consume()
+        with self._contract_errors():
+            async with self.driver.session(database=self.database) as session:
+                result = await session.run(neo4j.Query(query), dict(parameters))
+                await result.consume()
 
     @contextlib.contextmanager
     def _contract_errors(self) -> Iterator[None]:
-        """The driver's errors a client may see, as the contract's: unreachable, timed out."""
+        """The driver's errors a client may see, as the contract's: every backend fault is
+        BACKEND_UNAVAILABLE; anything else is the service's own defect and goes on."""
         try:
             yield
-        except (ServiceUnavailable, SessionExpired) as error:
-            log.warning("Neo4j unreachable: %s", error)
-            raise BackendUnavailable("The graph database cannot be reached; try again.") from error
-        except ClientError as error:
-            if (error.code or "").startswith(TIMED_OUT_CODE_PREFIX):
-                raise timed_out(error, self.query_timeout) from error
-            raise
+        except Exception as error:
+            fault = backend_fault(error, self.query_timeout)
+            if fault is None:
+                raise
+            raise fault from error

@@ -5,19 +5,21 @@ analyzer: graph/lexical_index.py) is dropped and created again; Neo4j refuses a 
 FULLTEXT index on the same label and property, so replacing it is the only way to change it.
 Every other index that exists is left as it is.
 
-Labels cannot be Cypher parameters in schema commands, so this is the one module that puts a
-name into Cypher text; `quote_identifier` escapes it, and only label names read from the graph
-itself or validated input ever reach it.
+Labels and property names cannot be Cypher parameters in schema commands; index names and
+options are (`CREATE FULLTEXT INDEX $name … OPTIONS $options`). A label reaches the statement
+only through graph/cypher_names.py, so only a plain name (ASCII letters, digits, `_`) is ever
+written; a label another pipeline stored with any other name gets no index (it is logged and
+listed in the report as skipped), so it is not an entity label and is never searched.
 """
 
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import LiteralString
 
 from contract.graph_owned import GRAPH_OWNED_LABELS
-from graph.cypher_names import quote_identifier
+from graph.cypher_names import cypher_name, is_plain_name, property_list
 from graph.driver import Graph
 from graph.index_catalog import IndexInfo, read_index_catalog
 from graph.lexical_index import PASSAGE_ANALYZER, LexicalIndexSpec, fulltext_index_name
@@ -41,6 +43,7 @@ ENTITY_LABELS_PRESENT: LiteralString = (
 )
 
 AWAIT_INDEXES: LiteralString = "CALL db.awaitIndexes($seconds)"
+DROP_INDEX: LiteralString = "DROP INDEX $name"
 
 
 def vector_index_name(label: str) -> str:
@@ -62,14 +65,24 @@ async def apply_constraints(graph: Graph) -> None:
 class SchemaReport:
     labels: list[str]
     created: list[str]
+    skipped: list[str] = field(default_factory=list)  # stored labels no index can be made for
 
 
-def _fulltext_ddl(index: str, label: str, properties: list[str], analyzer: str) -> str:
-    on_each = ", ".join(f"n.{quote_identifier(p)}" for p in properties)
-    return (
-        f"CREATE FULLTEXT INDEX {quote_identifier(index)} IF NOT EXISTS"
-        f" FOR (n:{quote_identifier(label)}) ON EACH [{on_each}]"
-        f" OPTIONS {{indexConfig: {{`fulltext.analyzer`: '{analyzer}'}}}}"
+@dataclass(frozen=True)
+class IndexStatement:
+    """One index's DDL: the label and properties as text, the rest as parameters."""
+
+    name: str
+    query: str
+    parameters: dict[str, object]
+
+
+def _fulltext_ddl(index: str, label: str, properties: list[str], analyzer: str) -> IndexStatement:
+    return IndexStatement(
+        index,
+        f"CREATE FULLTEXT INDEX $name IF NOT EXISTS FOR (n:{cypher_name(label)})"
+        f" ON EACH [{property_list('n', properties)}] OPTIONS $options",
+        {"name": index, "options": {"indexConfig": {"fulltext.analyzer": analyzer}}},
     )
 
 
@@ -82,12 +95,13 @@ def _differs(index: IndexInfo | None, lexical: LexicalIndexSpec) -> bool:
     )
 
 
-def _vector_ddl(index: str, label: str, dimensions: int) -> str:
-    return (
-        f"CREATE VECTOR INDEX {quote_identifier(index)} IF NOT EXISTS"
-        f" FOR (n:{quote_identifier(label)}) ON (n.embedding)"
-        f" OPTIONS {{indexConfig: {{`vector.dimensions`: {int(dimensions)},"
-        f" `vector.similarity_function`: 'cosine'}}}}"
+def _vector_ddl(index: str, label: str, dimensions: int) -> IndexStatement:
+    config = {"vector.dimensions": int(dimensions), "vector.similarity_function": "cosine"}
+    return IndexStatement(
+        index,
+        f"CREATE VECTOR INDEX $name IF NOT EXISTS FOR (n:{cypher_name(label)})"
+        " ON (n.embedding) OPTIONS $options",
+        {"name": index, "options": {"indexConfig": config}},
     )
 
 
@@ -111,32 +125,32 @@ async def apply_schema(
         )
         labels = [row["label"] for row in rows]
     existing = {index.name: index for index in (await read_index_catalog(graph)).indexes}
-    statements: list[tuple[str, str]] = [
-        (
-            PASSAGE_FULLTEXT_INDEX,
-            _fulltext_ddl(PASSAGE_FULLTEXT_INDEX, "Chunk", ["text"], PASSAGE_ANALYZER),
-        ),
-        (PASSAGE_VECTOR_INDEX, _vector_ddl(PASSAGE_VECTOR_INDEX, "Chunk", dimensions)),
+    statements = [
+        _fulltext_ddl(PASSAGE_FULLTEXT_INDEX, "Chunk", ["text"], PASSAGE_ANALYZER),
+        _vector_ddl(PASSAGE_VECTOR_INDEX, "Chunk", dimensions),
     ]
+    indexed: list[str] = []
+    skipped: list[str] = []
     for label in labels:
         if label in GRAPH_OWNED_LABELS:
             continue
+        if not is_plain_name(label):
+            log.warning("label %r is not made of letters, digits and _: no index for it", label)
+            skipped.append(label)
+            continue
+        indexed.append(label)
         name = fulltext_index_name(label)
         if _differs(existing.get(name), lexical):
-            await graph.write(f"DROP INDEX {quote_identifier(name)}", {})
+            await graph.write(DROP_INDEX, {"name": name})
             log.info("dropped index %s to create it again as the settings ask", name)
             del existing[name]
-        statements.append(
-            (name, _fulltext_ddl(name, label, list(lexical.fields), lexical.analyzer))
-        )
-        statements.append(
-            (vector_index_name(label), _vector_ddl(vector_index_name(label), label, dimensions))
-        )
-    for _, statement in statements:
-        await graph.write(statement, {})  # names escaped by quote_identifier
+        statements.append(_fulltext_ddl(name, label, list(lexical.fields), lexical.analyzer))
+        statements.append(_vector_ddl(vector_index_name(label), label, dimensions))
+    for statement in statements:
+        await graph.write(statement.query, statement.parameters)
     if await_seconds:
         await graph.auto_commit(AWAIT_INDEXES, {"seconds": await_seconds})
-    created = [name for name, _ in statements if name not in existing]
+    created = [statement.name for statement in statements if statement.name not in existing]
     for name in created:
         log.info("created index %s", name)
-    return SchemaReport(labels=list(labels), created=created)
+    return SchemaReport(labels=indexed, created=created, skipped=skipped)

@@ -28,13 +28,16 @@ Step 1's id check is the resolver's (before any I/O); step 4's decisions are
 A step reads at most `maxCandidates + 1` relationships of the followed types: the LIMIT sits
 directly on the typed expansion, before any check, and the extra one only tells that more
 remained. The frontier is read in id order, each entity's relationships in store order, so the
-same graph gives the same reads. The followed types are written into the pattern as escaped
-names (`[r:`KNOWS`|`LIKES`]`, graph/cypher_names.py): Neo4j 5.26 expands only those types then,
-while a dynamic `[r:$any($types)]` is planned as `Expand(All)` plus a filter and would read an
-entity's thousands of MENTIONED_IN relationships too. Without `relationTypes`, the followed
-types are the stored ones minus the graph-owned ones; they are cached per graph and checked by
-the first step statement against `db.relationshipTypes()`, which sends the step again in the
-rare case the stored types changed, so the cache never changes an answer.
+same graph gives the same reads. The followed types are the stored types (`relationTypes`, when
+given, keeps those it names; an entry no stored type equals follows nothing) minus the
+graph-owned ones. Plain stored names are written into the pattern (`[r:`KNOWS`|`LIKES`]`,
+graph/cypher_names.py): Neo4j 5.26 expands only those types then. Any other stored name (`works
+for`, or one holding a backslash) never becomes Cypher text; it is matched as a parameter by a
+second expansion, `[r:$any($oddTypes)]`, which Neo4j plans as `Expand(All)` plus a filter: it
+also reads an entity's other relationships (its MENTIONED_IN ones too), so walks along odd types
+cost more around a dense entity (docs/walk.md). The stored types are cached per graph and
+checked by the first step statement against `db.relationshipTypes()`, which sends the step
+again in the rare case the stored types changed, so the cache never changes an answer.
 
 Statements: depth 1 costs at most 2 (first step, probe), depth 2 at most 3; a step or probe
 with nothing to read is not sent. Passage text rides along only when `with_evidence`.
@@ -48,7 +51,7 @@ from typing import Any, LiteralString
 from weakref import WeakKeyDictionary
 
 from contract.scope import Scope
-from graph.cypher_names import relationship_types_pattern
+from graph.cypher_names import relationship_types_pattern, split_plain
 from graph.driver import Graph
 from graph.lookups import ENTITY_MAP, PASSAGE_MAP, scoped
 from graph.records import EntityRecord, PassageRecord
@@ -83,6 +86,27 @@ EDGE_SUPPORT: LiteralString = (
 )
 
 
+def _expand(imports: str, near_ids: str, far: str, types: Sequence[str]) -> str:
+    """Clauses binding `r` and `far` for every relationship of `types` around `near_ids`.
+
+    Plain names are written into a typed pattern; the others are matched as `$oddTypes`
+    (graph/cypher_names.py). With both, the two expansions are joined by UNION ALL, plain types
+    first, so the reads stay deterministic.
+    """
+    plain, odd = split_plain(types)
+    patterns = [relationship_types_pattern("r", plain)] if plain else []
+    if odd:
+        patterns.append("[r:$any($oddTypes)]")
+    matches = [
+        f"UNWIND {near_ids} AS nearId MATCH (near:Entity {{id: nearId}})-{pattern}-({far}:Entity)"
+        for pattern in patterns
+    ]
+    if len(matches) == 1:
+        return matches[0]
+    returned = f" RETURN r, {far}"
+    return f"CALL ({imports}) {{ " + (returned + " UNION ALL ").join(matches) + returned + " }"
+
+
 def _step(carried: LiteralString, types: Sequence[str]) -> str:
     """Read one step around `frontierIds` along `types`; keep the qualifying candidates.
 
@@ -92,12 +116,9 @@ def _step(carried: LiteralString, types: Sequence[str]) -> str:
     """
     if types:
         read = (
-            "CALL (frontierIds) {"
-            " UNWIND frontierIds AS frontierId"
-            " MATCH (near:Entity {id: frontierId})-"
-            + relationship_types_pattern("r", types)
-            + "-(far:Entity)"
-            " WITH r, far LIMIT $readLimit"
+            "CALL (frontierIds) { "
+            + _expand("frontierIds", "frontierIds", "far", types)
+            + " WITH r, far LIMIT $readLimit"
             " RETURN collect({r: r, far: far}) AS read"
             " }"
         )
@@ -141,11 +162,7 @@ def next_step(types: Sequence[str]) -> str:
 
 def depth_probe(types: Sequence[str]) -> str:
     return (
-        "UNWIND $lastDepthIds AS nodeId"
-        " MATCH (near:Entity {id: nodeId})-"
-        + relationship_types_pattern("r", types)
-        + "-(e:Entity)"
-        " WITH r, e LIMIT $readLimit"
+        _expand("", "$lastDepthIds", "e", types) + " WITH r, e LIMIT $readLimit"
         " WITH r, e WHERE NOT e.id IN $resultIds AND "
         + entity_returnable("e")
         + " "
@@ -235,13 +252,16 @@ async def walk(graph: Graph, scope: Scope, request: WalkRequest) -> WalkRecord |
     owned = set(request.graph_owned_types)
 
     def followed(stored: Sequence[str]) -> list[str]:
+        """contract §5: only stored types are followed; an entry equal to none follows nothing."""
         chosen = request.relation_types if request.relation_types is not None else stored
-        return sorted(t for t in dict.fromkeys(chosen) if t not in owned)
+        return sorted(t for t in set(chosen).intersection(stored) if t not in owned)
+
+    def typed(types: list[str]) -> dict[str, Any]:
+        return {**common, "oddTypes": split_plain(types)[1]}
 
     stored_before = _stored_types.get(graph, ())
     types = followed(stored_before)
-    first = {**common, "startId": request.start_id}
-    rows = await graph.read(first_step(types), first)
+    rows = await graph.read(first_step(types), {**typed(types), "startId": request.start_id})
     if not rows:
         return None
     stored_now = tuple(sorted(rows[0]["storedTypes"]))
@@ -249,7 +269,7 @@ async def walk(graph: Graph, scope: Scope, request: WalkRequest) -> WalkRecord |
     if followed(stored_now) != types:
         # The stored types changed since the cache was filled: read step 1 again with them.
         types = followed(stored_now)
-        rows = await graph.read(first_step(types), first)
+        rows = await graph.read(first_step(types), {**typed(types), "startId": request.start_id})
         if not rows:
             return None
     start = EntityRecord.from_map(rows[0]["start"])
@@ -259,14 +279,14 @@ async def walk(graph: Graph, scope: Scope, request: WalkRequest) -> WalkRecord |
     for depth in range(2, request.depth + 1):
         if bookkeeping.ended or not frontier:
             break
-        rows = await graph.read(next_step(types), {**common, "frontier": frontier})
+        rows = await graph.read(next_step(types), {**typed(types), "frontier": frontier})
         frontier = bookkeeping.take_step(depth, reads.candidates(rows[0]), rows[0]["more"])
     last_depth_ids = bookkeeping.reached_at(request.depth)
     if last_depth_ids and types:
         rows = await graph.read(
             depth_probe(types),
             {
-                **common,
+                **typed(types),
                 "lastDepthIds": last_depth_ids,
                 "resultIds": list(bookkeeping.depths),
                 "readLimit": bounds.max_candidates,

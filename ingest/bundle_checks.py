@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import math
-import unicodedata
 from collections.abc import Collection, Sequence
 from typing import Any, TypeGuard
 
-from contract.arguments import MAX_NAME_LENGTH
+from contract.arguments import MAX_NAME_LENGTH, has_control_character
 from contract.identifiers import is_canonical_uuid
+from graph.cypher_names import is_load_name
 from ingest.document_version import PropertyValue
 
 MAX_REPORTED = 5  # problems named in a reason; the rest are counted
@@ -173,8 +173,16 @@ class LineChecker:
             self.fail(path, f"{_show(value)} is a graph-owned {kind}")
         elif len(value) > MAX_NAME_LENGTH:
             self.fail(path, f"is longer than {MAX_NAME_LENGTH} characters")
-        elif any(unicodedata.category(char) == "Cc" for char in value):
+        elif has_control_character(value):
             self.fail(path, f"{_show(value)} contains a control character")
+        elif not is_load_name(value):
+            # contract §10; the rule is graph/cypher_names.py's: schema commands write labels
+            # as text
+            self.fail(
+                path,
+                f"{_show(value)} is not a {kind} name: use ASCII letters, digits and `_`,"
+                " starting with a letter",
+            )
         else:
             return value
         return ""

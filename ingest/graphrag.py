@@ -2,7 +2,8 @@
 
 contract §10: each document is one job in workspace `--workspace` (default `default`) whose
 passages are its text units in `human_readable_id` order; an entity's `type` in title case is
-its label (`PERSON` → `Person`, `GEO` → `Geo`; no type → `Thing`), its `title` its name, its
+its label (`PERSON` → `Person`, `GEO` → `Geo`; runs of other characters become one `_`,
+`ORGANIZATION/GROUP` → `Organization_Group`; no type → `Thing`), its `title` its name, its
 `text_unit_ids` its mentions; a relationship is a `RELATED_TO` relation between the entities its
 `source`/`target` titles name, keeping `description` and `weight`, with `text_unit_ids` as
 `passageIds`; canonical UUID ids are kept, others become UUID5s derived from them.
@@ -42,7 +43,9 @@ RELATION_TYPE = "RELATED_TO"
 UNTYPED_LABEL = "Thing"
 # A type that would be a graph-owned label (`DOCUMENT`) keeps its meaning under this prefix.
 OWNED_LABEL_PREFIX = "Extracted"
-_WORD = re.compile(r"[^\W_]+")  # letters and digits of any script
+# contract §10's letters and digits; labels are written into schema commands, where only ASCII
+# letters, digits and `_` may go (graph/cypher_names.py), so other letters count as "other".
+_WORD = re.compile(r"[A-Za-z0-9]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,14 +56,18 @@ class GraphRagExport:
 
 
 def label_for_type(entity_type: str | None) -> str:
-    """An entity type as a label: its words in title case, joined; none → `Thing`.
+    """An entity type as a label (contract §10): its words (runs of ASCII letters and digits) in
+    title case, joined by `_`; none → `Thing`. A label must start with a letter, so one whose
+    first word starts with a digit takes the prefix `Extracted`.
 
-    >>> [label_for_type(t) for t in ("PERSON", "event type", "", None)]
-    ['Person', 'EventType', 'Thing', 'Thing']
+    >>> [label_for_type(t) for t in ("PERSON", "ORGANIZATION/GROUP", "3d model", "", None)]
+    ['Person', 'Organization_Group', 'Extracted3d_Model', 'Thing', 'Thing']
     """
     words = _WORD.findall(entity_type or "")
-    label = "".join(word[:1].upper() + word[1:].lower() for word in words)[:MAX_NAME_LENGTH]
-    return label or UNTYPED_LABEL
+    label = "_".join(word[:1].upper() + word[1:].lower() for word in words)
+    if label[:1].isdigit():
+        label = OWNED_LABEL_PREFIX + label
+    return label[:MAX_NAME_LENGTH].rstrip("_") or UNTYPED_LABEL
 
 
 def read_graphrag(folder: Path, workspace: str) -> GraphRagExport:

@@ -171,7 +171,7 @@ async def serving(neo4j_uri: str, graph: Graph, **settings: str) -> AsyncIterato
         services.graph = graph  # the test's graph, so its statements are counted
         services.query_embedder = embedder = ScriptedQueryEmbedder(TEST_DIMENSION)
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
             test_client = Client(http, graph, embedder, services)
             test_client.app = app
             yield test_client

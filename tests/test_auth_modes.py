@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import httpx
 import pytest
@@ -100,9 +101,55 @@ async def test_unset_auth_mode_answers_on_loopback(neo4j_uri: str, server: str) 
         assert (response.status_code, response.json()) == (200, {"data": {"__typename": "Query"}})
 
 
-async def test_an_explicit_auth_mode_removes_the_guard(neo4j_uri: str) -> None:
+async def test_an_explicit_auth_mode_removes_the_address_guard(neo4j_uri: str) -> None:
     async with arriving_on(unset_auth(neo4j_uri, AUTH_MODE="none"), "10.0.0.7") as http:
-        assert (await http.post("/graphql", json=TYPENAME)).status_code == 200
+        loopback_host = {"host": "127.0.0.1:8000"}  # e.g. a proxy on the same host
+        response = await http.post("/graphql", json=TYPENAME, headers=loopback_host)
+        assert response.status_code == 200
+
+
+@pytest.mark.parametrize("mode", [None, "none"])
+@pytest.mark.parametrize(
+    "host", ["evil.example", "evil.example:8000", "127.0.0.1.evil.example", "10.0.0.7", "", "x:"]
+)
+async def test_without_authentication_a_request_for_a_host_that_is_not_loopback_is_refused(
+    neo4j_uri: str, mode: str | None, host: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """DNS rebinding (contract §8): the page's own name resolves to 127.0.0.1, so the request
+    arrives on loopback, but its `Host` is still the page's name."""
+    settings = unset_auth(neo4j_uri, **({"AUTH_MODE": mode} if mode else {}))
+    async with arriving_on(settings, "127.0.0.1") as http:
+        for response in (
+            await http.post("/graphql", json=TYPENAME, headers={"host": host}),
+            await http.get("/graphql", params=TYPENAME, headers={"host": host}),
+            await http.get("/readyz", headers={"host": host}),
+        ):
+            assert response.status_code == 421, response.text
+            assert "loopback name or address" in response.text
+    assert "refused a request for host" in caplog.text
+
+
+@pytest.mark.parametrize("mode", [None, "none"])
+@pytest.mark.parametrize(
+    "host", ["localhost", "LOCALHOST:8000", "127.0.0.1", "127.0.0.2:1", "[::1]:8000", "[::1]"]
+)
+async def test_without_authentication_a_request_for_a_loopback_host_is_answered(
+    neo4j_uri: str, mode: str | None, host: str
+) -> None:
+    settings = unset_auth(neo4j_uri, **({"AUTH_MODE": mode} if mode else {}))
+    async with arriving_on(settings, "127.0.0.1") as http:
+        response = await http.post("/graphql", json=TYPENAME, headers={"host": host})
+        assert (response.status_code, response.json()) == (200, {"data": {"__typename": "Query"}})
+
+
+async def test_with_authentication_any_host_is_answered(neo4j_uri: str, tmp_path: Path) -> None:
+    keys = tmp_path / "keys.json"
+    keys.write_text('{"key-0123456789abcdef0123": ["acme"]}')
+    settings = unset_auth(neo4j_uri, AUTH_MODE="apikeys", AUTH_API_KEYS_FILE=str(keys))
+    async with arriving_on(settings, "10.0.0.7") as http:
+        headers = {"host": "api.example", "authorization": "Bearer key-0123456789abcdef0123"}
+        response = await http.post("/graphql", json=TYPENAME, headers=headers)
+        assert response.json() == {"data": {"__typename": "Query"}}
 
 
 class BrokenAuthenticator:

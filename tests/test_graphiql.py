@@ -32,7 +32,7 @@ async def page_client(neo4j_uri: str) -> AsyncIterator[httpx.AsyncClient]:
     app = create_app(settings_for(neo4j_uri, GRAPHIQL_ENABLED="true"))
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
             client.app = app  # type: ignore[attr-defined]
             yield client
 
@@ -87,7 +87,7 @@ async def test_disabled_graphiql_answers_a_browser_with_406_and_serves_no_assets
     app = create_app(settings_for(neo4j_uri))  # GRAPHQL_INTROSPECTION and GRAPHIQL_ENABLED off
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
             page = await client.get("/graphql", headers={"accept": BROWSER})
             assert page.status_code == 406
             assert page.headers["content-type"].startswith("text/plain")

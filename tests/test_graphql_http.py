@@ -35,7 +35,7 @@ async def http(neo4j_uri: str) -> AsyncIterator[httpx.AsyncClient]:
     app = create_app(settings_for(neo4j_uri))
     async with app.router.lifespan_context(app):
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
             client.app = app  # type: ignore[attr-defined]
             yield client
 

@@ -9,12 +9,13 @@ from typing import Any
 
 import pytest
 from graphql import get_introspection_query
+from graphql.language.lexer import Lexer
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
-from strawberry.extensions import ParserCache, SchemaExtension, ValidationCache
+from strawberry.extensions import SchemaExtension
 
 from api.app import create_app
-from api.graphql_limits import CACHE_SIZE
+from api.graphql_document import CACHEABLE_DOCUMENT_CHARS, cached_parse, cached_validate
 from graph.driver import Graph
 from tests.conftest import Client, serving, settings_for_tests
 from tests.support.graph_builder import new_id
@@ -100,6 +101,60 @@ async def test_tokens_are_limited_before_parsing_completes(
         assert "more than 50 tokens" in messages(await limited.execute(aliased(20)))
 
 
+@pytest.mark.parametrize("operation_name", [None, "A"])
+async def test_the_token_limit_acts_before_any_full_parse_with_or_without_an_operation_name(
+    client: Client, monkeypatch: pytest.MonkeyPatch, operation_name: str | None
+) -> None:
+    """A 70,000-alias document (with two operations, so its operations matter) is read only up
+    to the limit: no parse of the whole text happens anywhere, whatever the request names."""
+    document = "query A { " + "a: __typename " * 70_000 + "} query B { __typename }"
+    tokens_read = 0
+    advance = Lexer.advance
+
+    def counting(lexer: Lexer) -> Any:
+        nonlocal tokens_read
+        tokens_read += 1
+        return advance(lexer)
+
+    monkeypatch.setattr(Lexer, "advance", counting)
+    payload = {"query": document, "operationName": operation_name}
+    body = (await client.http.post("/graphql", json=payload)).json()
+    monkeypatch.undo()
+    assert codes(body) == ["MALFORMED"] and "more than 1000 tokens" in messages(body), body
+    assert tokens_read <= 1001, tokens_read
+
+
+async def test_a_document_with_several_operations_must_name_the_one_to_run(client: Client) -> None:
+    body = await client.execute("query A { __typename } query B { __typename }")
+    assert codes(body) == ["MALFORMED"]
+    assert "Must provide operation name" in messages(body)
+    payload = {"query": "query A { __typename } query B { __typename }", "operationName": "B"}
+    named = (await client.http.post("/graphql", json=payload)).json()
+    assert named == {"data": {"__typename": "Query"}}
+
+
+async def test_directives_are_limited_per_field_and_per_document(
+    client: Client, neo4j_uri: str, graph: Graph
+) -> None:
+    overloaded = "query cop { __typename @aa@aa@aa@aa@aa@aa@aa@aa@aa@aa }"  # graphql-cop's
+    body = await client.execute(overloaded)
+    assert codes(body) == ["MALFORMED"], body  # one error, not one per directive
+    assert "GRAPHQL_MAX_DIRECTIVES_PER_FIELD" in messages(body)
+    ordinary = "{ __typename @include(if: true) @skip(if: false) }"
+    assert await client.execute(ordinary) == {"data": {"__typename": "Query"}}
+    many = "{ " + "__typename @include(if: true) " * 51 + "}"
+    body = await client.execute(many)
+    assert codes(body) == ["MALFORMED"] and "GRAPHQL_MAX_DIRECTIVES)" in messages(body), body
+    assert "errors" not in await client.execute("{ " + "__typename @include(if: true) " * 50 + "}")
+    settings = {"GRAPHQL_MAX_DIRECTIVES_PER_FIELD": "1", "GRAPHQL_MAX_DIRECTIVES": "2"}
+    async with serving(neo4j_uri, graph, **settings) as limited:
+        assert codes(await limited.execute(ordinary)) == ["MALFORMED"]
+        fragment = (
+            "{ ...F @include(if: true) } fragment F on Query @aa { __typename @skip(if: false) }"
+        )
+        assert codes(await limited.execute(fragment)) == ["MALFORMED"]  # 3 in the document
+
+
 async def test_introspection_is_off_by_default_but_the_gateway_still_reads_the_sdl(
     client: Client, neo4j_uri: str, graph: Graph
 ) -> None:
@@ -169,8 +224,8 @@ def test_extensions_are_classes_or_factories_never_shared_instances(neo4j_uri: s
 
 
 async def test_parsing_and_validation_are_cached_across_requests(client: Client) -> None:
-    parse_cache: Any = ParserCache(maxsize=CACHE_SIZE).cached_parse_document
-    validate_cache: Any = ValidationCache(maxsize=CACHE_SIZE).cached_validate_document
+    parse_cache: Any = cached_parse
+    validate_cache: Any = cached_validate
     query = "{ entityLabels { label } __typename }"
     await client.execute(query)
     parsed, validated = parse_cache.cache_info(), validate_cache.cache_info()
@@ -181,10 +236,24 @@ async def test_parsing_and_validation_are_cached_across_requests(client: Client)
     assert validate_cache.cache_info().misses == validated.misses
 
 
+async def test_a_large_document_is_kept_in_no_cache(client: Client) -> None:
+    """A few tokens can be a megabyte (a long string literal): such a document is parsed and
+    validated for its request and then let go."""
+    parse_cache: Any = cached_parse
+    validate_cache: Any = cached_validate
+    padding = "x" * CACHEABLE_DOCUMENT_CHARS
+    large = f'{{ searchPassages(query: "{padding}") {{ score }} }}'
+    before = parse_cache.cache_info(), validate_cache.cache_info()
+    for _ in range(2):
+        assert codes(await client.execute(large)) == ["MALFORMED"]  # the query is too long
+    after = parse_cache.cache_info(), validate_cache.cache_info()
+    assert [(c.hits, c.misses) for c in after] == [(c.hits, c.misses) for c in before]
+
+
 async def test_a_refused_document_is_refused_again_when_the_caches_know_it(
     client: Client, neo4j_uri: str, graph: Graph
 ) -> None:
-    for _ in range(3):  # the first request fills ParserCache and ValidationCache
+    for _ in range(3):  # the first request fills the parse and validation caches
         assert "31 aliases found" in messages(await client.execute(aliased(31)))
     async with serving(neo4j_uri, graph, GRAPHQL_MAX_DEPTH="4") as limited:
         for _ in range(3):

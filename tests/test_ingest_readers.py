@@ -187,9 +187,16 @@ def test_v1_entity_in_two_documents_is_in_both_lines_with_each_ones_mentions() -
         ("PERSON", "Person"),
         ("GEO", "Geo"),
         ("ORGANIZATION", "Organization"),
-        ("event type", "EventType"),
-        ("NATIONAL_PARK", "NationalPark"),
+        ("event type", "Event_Type"),
+        ("NATIONAL_PARK", "National_Park"),
+        ("ORGANIZATION/GROUP", "Organization_Group"),
+        ("  ORGANIZATION -- GROUP ", "Organization_Group"),
+        ("PERSONNE_ÉTRANGÈRE", "Personne_Trang_Re"),
+        ("3D MODEL", "Extracted3d_Model"),
+        ("x" * 150, "X" + "x" * 99),
+        ("/`\\u0060", "U0060"),
         ("  ", "Thing"),
+        ("/", "Thing"),
         ("", "Thing"),
         (None, "Thing"),
     ],
@@ -268,7 +275,7 @@ def test_messy_cross_document_folder(tmp_path: Path) -> None:
     assert alpha.id == alpha_id and alpha.mentions == (first.passages[0].id,)
     assert gamma.mentions == () and gamma.description is None
     assert alpha_2.mentions == (first.passages[1].id,)  # "ghost" dropped
-    assert names(second) == [("ALPHA", ("Person",)), ("BETA", ("EventType",))]
+    assert names(second) == [("ALPHA", ("Person",)), ("BETA", ("Event_Type",))]
     assert [e.mentions for e in second.entities] == [(second.passages[0].id,)] * 2
     assert second.entities[1].description is None  # empty in GraphRAG
 

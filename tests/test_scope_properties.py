@@ -23,9 +23,6 @@ import json
 import os
 import time
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack
-from dataclasses import dataclass
-from itertools import combinations
 from pathlib import Path
 from typing import Any
 
@@ -34,9 +31,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graph.driver import Graph
-from graph.graph_schema import apply_schema
-from tests.conftest import Client, serving
-from tests.support.auth_material import bearer
+from tests.scope_callers import GRANTS, Callers, scope_callers
 from tests.support.scope_checks import (
     MODES,
     check_federation,
@@ -46,22 +41,15 @@ from tests.support.scope_checks import (
 )
 from tests.support.scope_oracle import ForbiddenScope, Oracle, effective
 from tests.support.scope_world import (
-    BALLAST_SIZE,
-    DIMENSION,
-    LABELS,
     WIPE_WORLD,
-    WORD,
     WORKSPACES,
-    WRITE_BALLAST,
     WRITE_WORLD,
     World,
-    query_vector,
     worlds,
     write_parameters,
 )
 
 OUTPUT = Path(__file__).resolve().parents[1] / "test-output" / "scope-properties.json"
-GRANTS = [frozenset(c) for n in range(len(WORKSPACES) + 1) for c in combinations(WORKSPACES, n)]
 
 settings.register_profile(
     "scope-ci",
@@ -76,33 +64,10 @@ settings.register_profile("scope-quick", parent=settings.get_profile("scope-ci")
 PROFILE_NAME = os.environ.get("SCOPE_PROPERTIES_PROFILE", "scope-ci")
 
 
-@dataclass
-class Callers:
-    everything: Client
-    keyed: Client
-    keys: dict[frozenset[str], str]
-
-    def for_grant(self, grant: frozenset[str] | None) -> tuple[Client, dict[str, str]]:
-        if grant is None:
-            return self.everything, {}
-        return self.keyed, bearer(self.keys[grant])
-
-
 @pytest.fixture
 async def callers(neo4j_uri: str, graph: Graph, tmp_path: Path) -> AsyncIterator[Callers]:
-    await apply_schema(graph, DIMENSION, labels=list(LABELS))
-    await graph.write(WRITE_BALLAST, {"size": BALLAST_SIZE})
-    keys = {grant: f"key-{'-'.join(sorted(grant)) or 'none'}-0123456789abcdef" for grant in GRANTS}
-    keys_file = tmp_path / "keys.json"
-    keys_file.write_text(json.dumps({key: sorted(grant) for grant, key in keys.items()}))
-    limits = {"GRAPHQL_MAX_ALIASES": "500", "GRAPHQL_MAX_TOKENS": "100000"}
-    keyed_auth = {"AUTH_MODE": "apikeys", "AUTH_API_KEYS_FILE": str(keys_file)}
-    async with AsyncExitStack() as stack:
-        everything = await stack.enter_async_context(serving(neo4j_uri, graph, **limits))
-        keyed = await stack.enter_async_context(serving(neo4j_uri, graph, **keyed_auth, **limits))
-        for client in (everything, keyed):
-            client.embedder.script(WORD, query_vector())
-        yield Callers(everything, keyed, keys)
+    async with scope_callers(neo4j_uri, graph, tmp_path) as both:
+        yield both
 
 
 @st.composite

@@ -47,7 +47,7 @@ async def test_readyz_is_ready_when_neo4j_answers_and_the_embedder_is_loaded(
 ) -> None:
     response = await client.http.get("/readyz")
     assert response.status_code == 200
-    assert response.json()["checks"] == {"neo4j": "ok", "embedder": "ok"}
+    assert response.json()["checks"] == {"neo4j": "ok", "embedder": "ok", "graph": "ok"}
 
 
 async def test_readyz_is_not_ready_while_neo4j_is_unreachable() -> None:
@@ -62,10 +62,11 @@ async def test_readyz_is_not_ready_while_neo4j_is_unreachable() -> None:
     app = create_app(settings)
     async with app.router.lifespan_context(app):  # starts: a graph that is down is tolerated
         transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as http:
+        async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as http:
             response = await http.get("/readyz")
     assert response.status_code == 503
     assert response.json()["checks"]["neo4j"] == "unreachable"
+    assert response.json()["checks"]["graph"] == "not checked"  # api/graph_checks.py
 
 
 async def test_the_service_refuses_to_start_when_vector_indexes_have_another_dimension(

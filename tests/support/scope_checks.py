@@ -131,8 +131,8 @@ async def check_scoped_fields(
 
 def walk_query(start: str, depth: int) -> str:
     return (
-        f'query Walk($scope: ScopeInput) {{ walk(entityId: "{start}", scope: $scope,'
-        f" depth: {depth}) {WALK} }} " + PASSAGE + ENTITY
+        f'query Walk($scope: ScopeInput, $types: [String!]) {{ walk(entityId: "{start}",'
+        f" scope: $scope, depth: {depth}, relationTypes: $types) {WALK} }} " + PASSAGE + ENTITY
     )
 
 
@@ -144,14 +144,17 @@ async def check_walk(
     oracle: Oracle,
     start: str,
     depth: int,
+    relation_types: list[str] | None = None,
 ) -> bool:
-    """One walk from `start`; a hidden start must answer exactly as the missing id does.
-    Returns whether the walk was available."""
+    """One walk from `start` (along `relation_types`: the oracle's world holds only those);
+    a hidden start must answer exactly as the missing id does. Returns whether the walk was
+    available."""
     want = oracle.walk(start, depth) if start in world.entities else None
-    body = await client.execute(walk_query(start, depth), {"scope": scope}, headers)
+    variables = {"scope": scope, "types": relation_types}
+    body = await client.execute(walk_query(start, depth), variables, headers)
     if want is None:
         missing_walk = walk_query(world.missing_id, depth)
-        missing = await client.execute(missing_walk, {"scope": scope}, headers)
+        missing = await client.execute(missing_walk, variables, headers)
         assert body == missing, (body, missing)
         assert body["data"] is None and body["errors"][0]["extensions"] == {"code": "UNAVAILABLE"}
         return False

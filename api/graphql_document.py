@@ -1,0 +1,127 @@
+"""One GraphQL document from text to validated, with every limit applied before work grows
+with the document (docs/security.md, "Limits"). A Strawberry extension, passed as a factory.
+
+- Parse: by Strawberry, with `GRAPHQL_MAX_TOKENS` (MaxTokensLimiter's `parse_options`), so a
+  huge document stops at that many tokens. Nothing else parses the text: a request without
+  `operationName` is checked on this parsed document, not by a parse of its own (one used to
+  parse a 70,000-alias document in full, with no limit, to count its operations).
+- Before validation: a document with several operations must name one (the GraphQL
+  specification's GetOperation; Strawberry would run the first), and no field, fragment or
+  operation carries more than `GRAPHQL_MAX_DIRECTIVES_PER_FIELD` directives, nor the document
+  more than `GRAPHQL_MAX_DIRECTIVES`. Each is one request error; validation, which would
+  report every repeated directive separately, does not run.
+- Caches: parsed documents and their validation results are kept in bounded LRUs shared by
+  requests (clients repeat a handful of operations), but only for documents of at most
+  `CACHEABLE_DOCUMENT_CHARS` characters: a cache entry holds the text, its syntax tree and its
+  errors, and a large document (a long string literal keeps its token count low) must not stay
+  in memory after its request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from functools import lru_cache
+from typing import Any
+
+from graphql import DocumentNode, GraphQLError, Node, OperationDefinitionNode, parse
+from graphql.error import GraphQLSyntaxError
+from graphql.language import Visitor, visit
+from strawberry.extensions import SchemaExtension
+from strawberry.schema.schema import validate_document
+
+from contract.errors import Malformed
+
+CACHE_SIZE = 256  # distinct documents remembered
+CACHEABLE_DOCUMENT_CHARS = 8192  # larger documents are parsed and validated every time
+
+cached_parse = lru_cache(maxsize=CACHE_SIZE)(parse)
+cached_validate = lru_cache(maxsize=CACHE_SIZE)(validate_document)
+
+
+def several_operations_unnamed(document: DocumentNode, operation_name: str | None) -> bool:
+    """GetOperation: with several operations in the document, the request must name one."""
+    if operation_name is not None:
+        return False
+    operations = (d for d in document.definitions if isinstance(d, OperationDefinitionNode))
+    return sum(1 for _ in operations) > 1
+
+
+class _DirectiveCount(Visitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.total = 0
+        self.most_on_one = 0
+
+    def enter(self, node: Node, *_: Any) -> None:
+        directives = getattr(node, "directives", None)
+        if directives:
+            self.total += len(directives)
+            self.most_on_one = max(self.most_on_one, len(directives))
+
+
+def directive_excess(document: DocumentNode, per_field: int, per_document: int) -> str | None:
+    """What is wrong with the document's directives, or None."""
+    count = _DirectiveCount()
+    visit(document, count)
+    if count.most_on_one > per_field:
+        return (
+            f"At most {per_field} directives on one field, fragment or operation "
+            f"(GRAPHQL_MAX_DIRECTIVES_PER_FIELD); one carries {count.most_on_one}."
+        )
+    if count.total > per_document:
+        return (
+            f"At most {per_document} directives in a document (GRAPHQL_MAX_DIRECTIVES); "
+            f"this one has {count.total}."
+        )
+    return None
+
+
+def document_checks(per_field: int, per_document: int) -> Callable[[], SchemaExtension]:
+    """A factory of the extension, with the directive limits."""
+
+    def create() -> SchemaExtension:
+        return DocumentChecks(per_field, per_document)
+
+    return create
+
+
+class DocumentChecks(SchemaExtension):
+    def __init__(self, per_field: int, per_document: int) -> None:
+        self.per_field = per_field
+        self.per_document = per_document
+        self.cacheable = False
+
+    def on_parse(self) -> Iterator[None]:
+        context = self.execution_context
+        self.cacheable = bool(context.query) and len(context.query or "") <= (
+            CACHEABLE_DOCUMENT_CHARS
+        )
+        if self.cacheable and context.graphql_document is None:
+            try:
+                options = dict(context.parse_options)
+                context.graphql_document = cached_parse(context.query, **options)
+            except GraphQLSyntaxError:
+                pass  # Strawberry parses it again (it is small) and reports the error
+        yield
+
+    def on_validate(self) -> Iterator[None]:
+        context = self.execution_context
+        document = context.graphql_document
+        assert document is not None  # validation runs only on a parsed document
+        refusal = None
+        # The name the request gave: Strawberry's `operation_name` falls back to the first
+        # operation's, which is exactly what GetOperation must not do.
+        requested: str | None = getattr(context, "_provided_operation_name", None)
+        if several_operations_unnamed(document, requested):
+            refusal = "Must provide operation name if query contains multiple operations."
+        else:
+            refusal = directive_excess(document, self.per_field, self.per_document)
+        if refusal is not None:
+            context.pre_execution_errors = [
+                GraphQLError(refusal, extensions={"code": Malformed.code})
+            ]
+        elif self.cacheable and context.validation_rules:
+            context.pre_execution_errors = cached_validate(
+                context.schema._schema, document, tuple(context.validation_rules)
+            )
+        yield

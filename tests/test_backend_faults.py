@@ -1,0 +1,135 @@
+"""Every fault of Neo4j is BACKEND_UNAVAILABLE, never INTERNAL (contract §7): each driver error
+class, raised by reads, writes and self-managed statements (graph/backend_faults.py). The real
+server's outage and return are in tests/test_backend_recovery.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from neo4j.exceptions import (
+    AuthError,
+    ConnectionAcquisitionTimeoutError,
+    ConstraintError,
+    CypherSyntaxError,
+    DatabaseError,
+    DatabaseUnavailable,
+    ForbiddenOnReadOnlyDatabase,
+    IncompleteCommit,
+    Neo4jError,
+    NotALeader,
+    ReadServiceUnavailable,
+    RoutingServiceUnavailable,
+    ServiceUnavailable,
+    SessionExpired,
+    TokenExpired,
+    TransientError,
+    WriteServiceUnavailable,
+)
+
+from contract.errors import BackendUnavailable
+from graph.driver import Graph
+
+
+def server_error(code: str) -> Neo4jError:
+    """The error the driver makes of a server failure with `code`."""
+    return Neo4jError._hydrate_neo4j(code=code, message="detail of the server")
+
+
+BACKEND_FAULTS: list[BaseException] = [
+    ServiceUnavailable("down"),
+    RoutingServiceUnavailable("no routing"),
+    ReadServiceUnavailable("no reader"),
+    WriteServiceUnavailable("no writer"),
+    IncompleteCommit("connection lost while committing"),
+    SessionExpired("expired"),
+    ConnectionAcquisitionTimeoutError("failed to obtain a connection from the pool within 1s"),
+    ConnectionRefusedError(111, "refused"),
+    TimeoutError("connect timed out"),
+    server_error("Neo.TransientError.General.DatabaseUnavailable"),
+    server_error("Neo.TransientError.Transaction.DeadlockDetected"),
+    server_error("Neo.TransientError.General.MemoryPoolOutOfMemoryError"),
+    server_error("Neo.TransientError.Cluster.NotALeader"),
+    server_error("Neo.ClientError.Security.Unauthorized"),
+    server_error("Neo.ClientError.Security.AuthenticationRateLimit"),
+    server_error("Neo.ClientError.Security.TokenExpired"),
+    server_error("Neo.ClientError.Transaction.TransactionTimedOut"),
+    server_error("Neo.ClientError.Transaction.TransactionTimedOutClientConfiguration"),
+    DatabaseUnavailable(),
+    NotALeader(),
+    ForbiddenOnReadOnlyDatabase(),
+    TransientError(),
+    AuthError(),
+    TokenExpired(),
+]
+SERVICE_DEFECTS: list[BaseException] = [
+    server_error("Neo.ClientError.Statement.SyntaxError"),
+    server_error("Neo.ClientError.Schema.ConstraintValidationFailed"),
+    server_error("Neo.DatabaseError.General.UnknownError"),
+    CypherSyntaxError(),
+    ConstraintError(),
+    DatabaseError(),
+    ValueError("a bug"),
+]
+
+
+class FailingDriver:
+    """A driver whose every statement fails with `error`."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+    def session(self, **_: Any) -> FailingDriver:
+        return self
+
+    async def __aenter__(self) -> FailingDriver:
+        return self
+
+    async def __aexit__(self, *_: Any) -> None:
+        return None
+
+    async def run(self, *_: Any) -> None:
+        raise self.error
+
+    async def execute_query(self, *_: Any, **__: Any) -> None:
+        raise self.error
+
+
+def graph_failing_with(error: BaseException) -> Graph:
+    driver: Any = FailingDriver(error)
+    return Graph(driver, query_timeout=2.0)
+
+
+def runs(graph: Graph) -> list[Any]:
+    return [
+        lambda: graph.read("RETURN 1", {}),
+        lambda: graph.write("RETURN 1", {}),
+        lambda: graph.auto_commit("RETURN 1", {}),
+    ]
+
+
+@pytest.mark.parametrize("error", BACKEND_FAULTS, ids=lambda e: f"{type(e).__name__}")
+async def test_every_backend_fault_is_backend_unavailable_for_reads_writes_and_auto_commits(
+    error: BaseException,
+) -> None:
+    for run in runs(graph_failing_with(error)):
+        with pytest.raises(BackendUnavailable) as raised:
+            await run()
+        assert "detail of the server" not in raised.value.message
+        assert raised.value.__cause__ is error
+
+
+@pytest.mark.parametrize("error", SERVICE_DEFECTS, ids=lambda e: f"{type(e).__name__}")
+async def test_a_defect_of_the_service_is_not_disguised_as_a_backend_fault(
+    error: BaseException,
+) -> None:
+    for run in runs(graph_failing_with(error)):
+        with pytest.raises(type(error)):
+            await run()
+
+
+async def test_the_statement_time_limit_names_its_setting() -> None:
+    error = server_error("Neo.ClientError.Transaction.TransactionTimedOut")
+    with pytest.raises(BackendUnavailable) as raised:
+        await graph_failing_with(error).read("RETURN 1", {})
+    assert "within 2 s (NEO4J_QUERY_TIMEOUT_SECONDS)" in raised.value.message
