@@ -5,7 +5,8 @@ reads a quoted name), backslashes, quotes, backticks, comments, newlines, contro
 characters. They are fed to a walk's `relationTypes`, stored as relation types by another
 pipeline, and sent as a bundle's labels and relation types and as GraphRAG entity types. For
 each: nothing is INTERNAL, no answer holds anything out of scope
-(tests/support/scope_oracle.py judges every walk), a malformed entry is MALFORMED, and every later walk still works.
+(tests/support/scope_oracle.py judges every walk), a malformed entry is MALFORMED, and every
+later walk still works.
 
 Example counts are modest (each example writes a world); the scope properties
 (tests/test_scope_properties.py) cover scope itself at length.
