@@ -129,6 +129,10 @@ class Settings:
     embedder_model: str | None = None
     embedder_dim: int | None = None
     embedder_api_key: Secret | None = field(default=None, repr=False)
+    # MiniLM on ONNX Runtime (docs/performance.md): intra-op threads per embedding (None:
+    # min(2, cores)), and `int8` for the quantised graph.
+    embedder_threads: int | None = None
+    embedder_precision: str = "fp32"
     # Where semantic entity reads come from (seed steps 3–4)
     vector_store: str = "neo4j"
     qdrant_path: Path | None = None
@@ -185,6 +189,13 @@ class Settings:
             embedder_model=read.text("EMBEDDER_MODEL"),
             embedder_dim=read.integer("EMBEDDER_DIM", 0, 1, 4096) if raw_dim else None,
             embedder_api_key=read.secret("EMBEDDER_API_KEY"),
+            embedder_threads=(
+                read.integer("EMBEDDER_THREADS", 0, 1, 64)
+                if read.text("EMBEDDER_THREADS")
+                else None
+            ),
+            embedder_precision=read.choice("EMBEDDER_PRECISION", ("fp32", "int8"), "fp32")
+            or "fp32",
             vector_store=read.choice("VECTOR_STORE", ("neo4j", "qdrant"), "neo4j") or "neo4j",
             qdrant_path=read.path("QDRANT_PATH"),
             vector_store_max_results=read.integer("VECTOR_STORE_MAX_RESULTS", 1000, 1, 1_000_000),
