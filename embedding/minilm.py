@@ -13,7 +13,7 @@ Threads are set for a machine shared with Neo4j and other services: `threads` in
 (EMBEDDER_THREADS, default min(2, cores)), one inter-op thread, and no spinning — idle runtime
 threads sleep instead of spinning on a core another process needs. `precision="int8"`
 (EMBEDDER_PRECISION) runs a dynamically quantised copy of the graph: faster, vectors within
-about 0.99 cosine of fp32 (docs/performance.md has the measured effect on retrieval).
+0.97–0.996 cosine of fp32 (docs/performance.md has the measured effect on retrieval).
 
 >>> embedder = MiniLMEmbedder()
 >>> len(embedder.embed(["Who founded Acme?"])[0])
