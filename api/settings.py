@@ -128,6 +128,18 @@ SETTINGS: tuple[Setting, ...] = (
         SecretText(),
         "`openai`: the bearer token sent to the endpoint.",
     ),
+    Setting(
+        "EMBEDDER_THREADS",
+        "embedder_threads",
+        Integer(None, 1, 64),
+        "`minilm`: ONNX Runtime's intra-op threads per embedding; unset: min(2, cores).",
+    ),
+    Setting(
+        "EMBEDDER_PRECISION",
+        "embedder_precision",
+        Choice(("fp32", "int8"), "fp32"),
+        "`minilm`: `fp32`, or `int8` for the dynamically quantised graph (docs/performance.md).",
+    ),
     # Where semantic entity reads come from (seed steps 3–4)
     Setting(
         "VECTOR_STORE",
@@ -282,6 +294,8 @@ class Settings:
     embedder_model: str | None
     embedder_dim: int | None
     embedder_api_key: Secret | None = field(repr=False)
+    embedder_threads: int | None
+    embedder_precision: str
     # Where semantic entity reads come from
     vector_store: str
     qdrant_path: Path | None

@@ -1,10 +1,11 @@
 """How fast the embedders are here: ms per short query, and passages (~200 words) per second.
 
-    .venv/bin/python bench/embedding_speed.py [--kind minilm|hash] [--queries 100] [--passages 64]
+    .venv/bin/python bench/embedding_speed.py [--kind minilm|hash] [--queries 100] \
+        [--passages 64] [--precision fp32|int8] [--threads N]
 
 Short on purpose (the machine is shared): a few seconds for MiniLM. Query latency is the
 median over distinct texts (no cache), one text per call, as `searchEntities` embeds them.
-BLAS threads matter for MiniLM on a busy machine: compare with OPENBLAS_NUM_THREADS=1.
+Passages are embedded in one call, as the loader hands them over (batched by length).
 """
 
 from __future__ import annotations
@@ -30,11 +31,24 @@ def main() -> None:
     parser.add_argument("--kind", default="minilm", choices=["minilm", "hash"])
     parser.add_argument("--queries", type=int, default=100)
     parser.add_argument("--passages", type=int, default=64)
+    parser.add_argument("--precision", default="fp32", choices=["fp32", "int8"])
+    parser.add_argument("--threads", type=int, default=None, help="default: min(2, cores)")
     arguments = parser.parse_args()
 
     started = time.perf_counter()
-    embedder = create_embedder(arguments.kind, dimension=None, url=None, model=None, api_key=None)
-    print(f"{embedder.identity.describe()}: ready in {time.perf_counter() - started:.2f} s")
+    embedder = create_embedder(
+        arguments.kind,
+        dimension=None,
+        url=None,
+        model=None,
+        api_key=None,
+        threads=arguments.threads,
+        precision=arguments.precision,
+    )
+    print(
+        f"{embedder.identity.describe()} {arguments.precision}: "
+        f"ready in {time.perf_counter() - started:.2f} s"
+    )
 
     embedder.embed(["warm up"])
     latencies = []

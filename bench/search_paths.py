@@ -52,11 +52,13 @@ query Search($query: String!, $limit: Int! = 10, $supportLimit: Int! = 3, $scope
 DIMENSION = 384
 
 
-def service_environment(bolt_uri: str) -> dict[str, str]:
-    """The settings the brief fixes: hash embedder at 384 dimensions, no authentication."""
+def service_environment(bolt_uri: str, embedder: str = "hash") -> dict[str, str]:
+    """The settings the brief fixes: hash embedder at 384 dimensions, no authentication;
+    `embedder="minilm"` for the default one (also 384 dimensions: the graph's vector indexes
+    take it, though its query vectors do not match the graph's hash vectors in meaning)."""
     return {
         "NEO4J_URI": bolt_uri,
-        "EMBEDDER": "hash",
+        "EMBEDDER": embedder,
         "EMBEDDER_DIM": str(DIMENSION),
         "AUTH_MODE": "none",
     }
@@ -83,11 +85,11 @@ def variables(query: str, options: Mapping[str, Any]) -> dict[str, Any]:
 
 
 @contextmanager
-def service_process(bolt_uri: str, log_path: Path) -> Iterator[str]:
+def service_process(bolt_uri: str, log_path: Path, embedder: str = "hash") -> Iterator[str]:
     """`evidencegraph serve` on a free loopback port; yields its base URL, stops it after."""
     port = free_port()
     command = [sys.executable, "-m", "commands.main", "serve", "--port", str(port)]
-    environment = {**os.environ, **service_environment(bolt_uri)}
+    environment = {**os.environ, **service_environment(bolt_uri, embedder)}
     with log_path.open("wb") as log:
         process = subprocess.Popen(command, env=environment, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 
-# MiniLM runs on numpy; OpenBLAS's own threads would spin against the service's two embedding
-# workers on a 2-core machine. Must be set before numpy is first imported.
+# No BLAS threads: MiniLM's threads are ONNX Runtime's (EMBEDDER_THREADS), and numpy's
+# OpenBLAS threads would only spin beside them. Must be set before numpy is first imported.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import argparse

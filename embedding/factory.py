@@ -29,11 +29,14 @@ def create_embedder(
     url: str | None,
     model: str | None,
     api_key: str | None,
+    threads: int | None = None,
+    precision: str = "fp32",
 ) -> Embedder:
     """The embedder of kind `minilm`, `openai` or `hash`, configured and ready to embed.
 
     Settings a kind does not use (a URL for `hash`, say) are ignored. MiniLM loads its
-    weights here, so a missing or altered model fails at start, not at the first query.
+    weights here, so a missing or altered model fails at start, not at the first query;
+    `threads` (None: min(2, cores)) and `precision` (`fp32` or `int8`) are MiniLM's.
     """
     chosen = kind.strip().lower()
     if dimension is not None and not 1 <= dimension <= MAX_DIMENSION:
@@ -52,7 +55,12 @@ def create_embedder(
                 f"EMBEDDER=minilm runs {minilm.MODEL_NAME} only, but EMBEDDER_MODEL is "
                 f"{model!r}: unset EMBEDDER_MODEL, or set EMBEDDER=openai to use another model"
             )
-        return minilm.MiniLMEmbedder()
+        if precision not in minilm.PRECISIONS:
+            raise EmbedderConfigError(
+                f"EMBEDDER_PRECISION must be one of {', '.join(minilm.PRECISIONS)}, "
+                f"got {precision!r}"
+            )
+        return minilm.MiniLMEmbedder(threads=threads, precision=precision)
     if chosen == "hash":
         return hashing.HashEmbedder(hashing.DEFAULT_DIMENSION if dimension is None else dimension)
     if chosen == "openai":

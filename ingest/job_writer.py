@@ -5,9 +5,12 @@ contract §10: a missing `embedding` is computed by the configured embedder, fro
 `name: description` when there is a description) for an entity and from `text` for a passage.
 
 Each statement carries at most one batch (`UNWIND` of up to PASSAGE_BATCH passages, ENTITY_BATCH
-entities, RELATION_BATCH relations), and a batch's vectors are computed just before it is
-written and dropped after, so memory stays bounded however long a line is. Until the commit
-none of it is current; if anything fails on the way, `fail_job` removes what the job wrote.
+entities, RELATION_BATCH relations). Embedding and writing overlap: while batch n is written
+to Neo4j, the vectors of batch n+1 are computed in a worker thread, so the embedder's cores and
+the database work at once; at most two batches' vectors are held, so memory stays bounded
+however long a line is. Writes keep their order (entities after the passages they mention).
+Until the commit none of it is current; if anything fails on the way, the embedding under way
+is cancelled and `fail_job` removes what the job wrote.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from embedding.query_cache import QueryEmbedder
@@ -29,12 +34,10 @@ from ingest.load_report import LoadTotals
 PASSAGE_BATCH = 1000
 ENTITY_BATCH = 1000
 RELATION_BATCH = 2000
-# Texts embedded per step, split between EMBED_WORKERS threads. MiniLM runs one BLAS thread per
-# call (commands/main.py), so two calls at once use both cores: 64 passages embedded in 12.3 s
-# as one call, 7.4 s as two. The totals are updated after each step, so a progress display
-# moves every few seconds even while a batch of a thousand passages is being embedded.
+# Texts handed to the embedder per call. MiniLM spreads one call over its runtime threads
+# (EMBEDDER_THREADS) and batches it by length inside; the totals are updated after each call,
+# so a progress display moves every few seconds while a thousand passages are embedded.
 EMBED_STEP = 128
-EMBED_WORKERS = 2
 
 Item = TypeVar("Item")
 
@@ -86,14 +89,27 @@ class JobWriter:
         )
         try:
             totals = self._totals
-            for passages in batches(version.passages, PASSAGE_BATCH):
-                await jobs.write_passages(self._graph, job, await self._passage_rows(passages))
-                totals.passages += len(passages)
-                self._on_progress()
-            for entities in batches(version.entities, ENTITY_BATCH):
-                await jobs.write_entities(self._graph, job, await self._entity_rows(entities))
-                totals.entities += len(entities)
-                self._on_progress()
+            steps: list[_Step] = [
+                *(
+                    _Step(
+                        partial(self._passage_rows, passages),
+                        jobs.write_passages,
+                        "passages",
+                        len(passages),
+                    )
+                    for passages in batches(version.passages, PASSAGE_BATCH)
+                ),
+                *(
+                    _Step(
+                        partial(self._entity_rows, entities),
+                        jobs.write_entities,
+                        "entities",
+                        len(entities),
+                    )
+                    for entities in batches(version.entities, ENTITY_BATCH)
+                ),
+            ]
+            await self._embed_ahead_and_write(job, steps)
             for relations in batches(version.relations, RELATION_BATCH):
                 await jobs.write_relations(self._graph, job, _relation_rows(relations))
                 totals.relations += len(relations)
@@ -106,17 +122,31 @@ class JobWriter:
                 await jobs.fail_job(self._graph, job.id)
             raise
 
+    async def _embed_ahead_and_write(self, job: jobs.Job, steps: list[_Step]) -> None:
+        """Writes each step's rows in order, computing the next step's rows meanwhile."""
+        pending = [asyncio.ensure_future(step.rows()) for step in steps[:1]]
+        try:
+            for index, step in enumerate(steps):
+                rows = await pending.pop()
+                if index + 1 < len(steps):
+                    pending.append(asyncio.ensure_future(steps[index + 1].rows()))
+                await step.write(self._graph, job, rows)
+                setattr(self._totals, step.counter, getattr(self._totals, step.counter) + step.size)
+                self._on_progress()
+        finally:
+            # A write failed (or the load was cancelled): stop the embedding under way. It
+            # ends with its current call to the embedder (a worker thread is not interrupted).
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+
     async def _vectors(self, texts: list[str]) -> list[list[float]]:
         vectors: list[list[float]] = []
         for step in batches(texts, EMBED_STEP):
-            share = -(-len(step) // EMBED_WORKERS)  # ceiling: every text has a worker
             started = time.monotonic()
-            parts = await asyncio.gather(
-                *(self._embedder.embed_many(part) for part in batches(step, share))
-            )
+            vectors.extend(await self._embedder.embed_many(step))
             self._totals.embedding_seconds += time.monotonic() - started
             self._totals.embeddings += len(step)
-            vectors.extend(vector for part in parts for vector in part)
             self._on_progress()
         return vectors
 
@@ -157,6 +187,17 @@ class JobWriter:
             }
             for e, embedding in zip(entities, embeddings, strict=True)
         ]
+
+
+@dataclass(frozen=True, slots=True)
+class _Step:
+    """One batch of a job: the coroutine that builds its rows (embedding what is missing),
+    the statement that writes them, and the total it adds to."""
+
+    rows: Callable[[], Awaitable[list[dict[str, Any]]]]
+    write: Callable[[Graph, jobs.Job, list[dict[str, Any]]], Awaitable[None]]
+    counter: str  # the LoadTotals field it counts in
+    size: int
 
 
 def _relation_rows(relations: Sequence[RelationInput]) -> list[dict[str, Any]]:

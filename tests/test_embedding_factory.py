@@ -28,6 +28,35 @@ def test_minilm_is_the_real_model() -> None:
     assert embedder.identity.describe() == "minilm all-MiniLM-L6-v2 (384 dimensions)"
 
 
+def test_minilm_takes_its_threads_and_precision_from_the_settings() -> None:
+    settings = Settings.from_environ({"EMBEDDER_THREADS": "1", "EMBEDDER_PRECISION": "int8"})
+    assert (settings.embedder_threads, settings.embedder_precision) == (1, "int8")
+    embedder = make(
+        "minilm", threads=settings.embedder_threads, precision=settings.embedder_precision
+    )
+    assert isinstance(embedder, MiniLMEmbedder)
+    assert (embedder.threads, embedder.precision) == (1, "int8")
+    defaults = Settings.from_environ({})
+    assert (defaults.embedder_threads, defaults.embedder_precision) == (None, "fp32")
+
+
+@pytest.mark.parametrize(
+    ("environ", "message"),
+    [
+        ({"EMBEDDER_THREADS": "0"}, "EMBEDDER_THREADS"),
+        ({"EMBEDDER_THREADS": "two"}, "EMBEDDER_THREADS"),
+        ({"EMBEDDER_PRECISION": "fp16"}, "EMBEDDER_PRECISION='fp16' is not one of: fp32, int8"),
+    ],
+)
+def test_minilm_runtime_settings_out_of_range_are_refused(
+    environ: dict[str, str], message: str
+) -> None:
+    with pytest.raises(SettingsError, match=message):
+        Settings.from_environ(environ)
+    with pytest.raises(EmbedderConfigError, match="EMBEDDER_PRECISION must be one of fp32, int8"):
+        make("minilm", precision="fp16")
+
+
 def test_minilm_refuses_another_dimension_or_model() -> None:
     with pytest.raises(EmbedderConfigError, match=r"EMBEDDER_DIM is 768.*set it to 384"):
         make("minilm", dimension=768)

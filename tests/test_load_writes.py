@@ -4,9 +4,11 @@ statements, embeddings computed where the line has none, a job failed midway cle
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import threading
+from collections.abc import Mapping, Sequence
 from typing import Any, LiteralString
 
+import anyio.to_thread
 import pytest
 
 from embedding.hashing import HashEmbedder
@@ -137,3 +139,47 @@ async def test_a_job_that_fails_midway_is_failed_and_removed_and_the_next_line_l
     assert after["-MENTIONED_IN-"] == before["-MENTIONED_IN-"] + 1
     names = await graph.read("MATCH (e:Entity) RETURN e.name AS name ORDER BY name", {})
     assert [row["name"] for row in names] == ["Ada", "Alan"]
+
+
+class RecordingEmbedder(HashEmbedder):
+    """Notes the texts of each call (called from the loader's worker thread)."""
+
+    def __init__(self) -> None:
+        super().__init__(TEST_DIMENSION)
+        self.second_batch_started = threading.Event()
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        if "passage 15" in texts:  # passages 10-19 are the second batch
+            self.second_batch_started.set()
+        return super().embed(texts)
+
+
+class WaitingGraph(Graph):
+    """Holds the first passages statement until the second batch's embedding has started:
+    a loader that embedded only after writing would never get past it."""
+
+    embedder: RecordingEmbedder
+
+    async def write(self, query: LiteralString, parameters: Mapping[str, Any]) -> list[Any]:
+        if query == jobs.WRITE_PASSAGES and parameters["passages"][0]["text"] == "passage 0":
+            started = await anyio.to_thread.run_sync(self.embedder.second_batch_started.wait, 60)
+            assert started, "the next batch was not embedded while this one was being written"
+        return await super().write(query, parameters)
+
+
+async def test_the_next_batch_is_embedded_while_the_current_one_is_written(
+    graph: Graph, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(job_writer, "PASSAGE_BATCH", 10)
+    line = bundle_line(
+        1,
+        [(n, f"passage {n}") for n in range(20)],
+        entities=[entity(n, f"E{n}", [n]) for n in range(3)],
+    )
+    embedder = RecordingEmbedder()
+    waiting = WaitingGraph(graph.driver, graph.database)
+    waiting.embedder = embedder
+    loader = Loader(waiting, QueryEmbedder(embedder, size=0))
+    assert await loader.load_line(version_of(line)) is None
+    counts = await graph_counts(graph)
+    assert (counts[":Chunk"], counts[":Entity"]) == (20, 3)
