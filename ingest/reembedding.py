@@ -15,7 +15,6 @@ Texts are those `load` embeds (contract §10): a passage's `text`; an entity's `
 
 from __future__ import annotations
 
-import asyncio
 import time
 from dataclasses import dataclass
 
@@ -25,7 +24,7 @@ from graph.driver import Graph
 from graph.embedder_record import read_recorded_embedder
 from graph.lexical_index import LexicalIndexSpec
 from ingest.document_version import EntityInput
-from ingest.job_writer import EMBED_WORKERS, batches, entity_text
+from ingest.job_writer import entity_text
 from ingest.load_report import LoadObserver, LoadTotals, SilentObserver
 
 # Nodes read, embedded and written per step: small enough that a killed run loses little and
@@ -124,10 +123,9 @@ async def _embed_entities(
 async def _vectors(
     embedder: QueryEmbedder, texts: list[str], totals: LoadTotals
 ) -> list[list[float]]:
-    # Two calls at once use both cores (ingest/job_writer.py measured it).
-    share = -(-len(texts) // EMBED_WORKERS)
+    # One call: MiniLM spreads it over its runtime's threads (EMBEDDER_THREADS).
     started = time.monotonic()
-    parts = await asyncio.gather(*(embedder.embed_many(part) for part in batches(texts, share)))
+    vectors = await embedder.embed_many(texts)
     totals.embedding_seconds += time.monotonic() - started
     totals.embeddings += len(texts)
-    return [vector for part in parts for vector in part]
+    return vectors
