@@ -4,8 +4,9 @@ at start, handed to requests as typed state, closed at shutdown (STYLE 4)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Protocol
 
 import neo4j
 from starlette.applications import Starlette
@@ -23,6 +24,15 @@ from graph.driver import Graph
 from graph.lexical_index import LexicalIndexSpec
 
 log = logging.getLogger(__name__)
+
+
+class ServiceHook(Protocol):
+    """Something operations add to the services once they exist (api/telemetry.py,
+    api/metrics.py), and close after the driver."""
+
+    def attach(self, services: Services) -> None: ...
+
+    def close(self) -> None: ...
 
 
 def neo4j_auth(settings: Settings) -> tuple[str, str] | None:
@@ -45,9 +55,13 @@ def lifespan_for(
     settings: Settings,
     authenticator: Authenticator,
     gateway_token: GatewayToken | None = None,
+    hooks: Sequence[ServiceHook] = (),
 ) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
     """The lifespan of an app whose caller checks were built (and their settings checked) by
-    the app factory, before anything starts."""
+    the app factory, before anything starts.
+
+    Its end runs once the server has finished the requests in flight (uvicorn's graceful
+    shutdown, docs/operations.md), so closing the driver here never cuts a request short."""
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -61,7 +75,7 @@ def lifespan_for(
             lexical_warnings = await check_graph_at_start(
                 graph, embedder.identity, LexicalIndexSpec(settings.lexical.fields)
             )
-            app.state.services = Services(
+            app.state.services = services = Services(
                 settings=settings,
                 graph=graph,
                 authenticator=authenticator,
@@ -70,6 +84,8 @@ def lifespan_for(
                 gateway_token=gateway_token,
                 lexical_warnings=lexical_warnings,
             )
+            for hook in hooks:
+                hook.attach(services)
             log.info(
                 "serving with %s; settings %s",
                 embedder.identity.describe(),
@@ -80,6 +96,8 @@ def lifespan_for(
             await driver.close()
             await vector_store.close()
             query_embedder.close()
+            for hook in hooks:
+                hook.close()
 
     return lifespan
 

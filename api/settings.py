@@ -101,6 +101,18 @@ class _Reader:
         accepted = " or ".join(",".join(choice) for choice in LEXICAL_FIELD_CHOICES)
         raise SettingsError(f"{key}={','.join(chosen)!r} is not one of: {accepted}")
 
+    def traces_exporter(self) -> str | None:
+        """OpenTelemetry's own variables decide (docs/operations.md): None is tracing off."""
+        if self.flag("OTEL_SDK_DISABLED", False):
+            return None
+        endpoint = self.text("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") or self.text(
+            "OTEL_EXPORTER_OTLP_ENDPOINT"
+        )
+        chosen = self.choice(
+            "OTEL_TRACES_EXPORTER", ("otlp", "console", "none"), "otlp" if endpoint else "none"
+        )
+        return None if chosen == "none" else chosen
+
     def path(self, key: str) -> Path | None:
         raw = self.text(key)
         return Path(raw).expanduser() if raw else None
@@ -158,6 +170,15 @@ class Settings:
     # schema, so it follows GRAPHQL_INTROSPECTION unless set.
     graphiql_enabled: bool = False
     request_timeout_seconds: float = 30.0
+    # Operations (docs/operations.md). Tracing: the exporter OTEL_TRACES_EXPORTER names, or
+    # `otlp` when only an OTLP endpoint is set; None: off.
+    traces_exporter: str | None = None
+    # GET /metrics (api/metrics.py): off unless METRICS_ENABLED; with METRICS_TOKEN it answers
+    # only `Authorization: Bearer <token>`, without it only loopback clients.
+    metrics_enabled: bool = False
+    metrics_token: Secret | None = field(default=None, repr=False)
+    # One line per request (api/request_log.py) and every other log line: `json` or `text`.
+    log_format: str = "text"
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -206,6 +227,10 @@ class Settings:
             ),
             graphiql_enabled=read.flag("GRAPHIQL_ENABLED", introspection),
             request_timeout_seconds=read.number("REQUEST_TIMEOUT_SECONDS", 30.0, 0.1, 3600),
+            traces_exporter=read.traces_exporter(),
+            metrics_enabled=read.flag("METRICS_ENABLED", False),
+            metrics_token=read.secret("METRICS_TOKEN"),
+            log_format=read.choice("LOG_FORMAT", ("text", "json"), "text") or "text",
         )
 
     def public_summary(self) -> dict[str, object]:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from api.embedder_setup import check_graph_embedder, embedder_from
+from api.metrics import Metrics
 from api.settings import Settings
 from commands.load_progress import progress_display
 from commands.runtime import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, open_graph, run_command
@@ -142,6 +143,12 @@ async def load(settings: Settings, source: Source) -> int:
     except (NotGraphRagOutput, EmbedderMismatch) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
+    if settings.metrics_enabled:
+        # Seen by the service's /metrics when both share PROMETHEUS_MULTIPROC_DIR.
+        totals = result.totals
+        Metrics().load_finished(
+            loaded=totals.loaded, unchanged=totals.unchanged, rejected=totals.rejected
+        )
     if not_online:
         return EXIT_FAILURE
     return EXIT_USAGE if result.rejections else EXIT_OK

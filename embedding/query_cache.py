@@ -18,7 +18,7 @@ retried.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import anyio
@@ -52,6 +52,18 @@ class CacheStats:
     hits: int = 0
     misses: int = 0  # embeddings computed (a coalesced request counts as a hit)
     evictions: int = 0
+    # Told of each look-up, True for a hit (api/metrics.py counts them for /metrics).
+    listeners: list[Callable[[bool], None]] = field(default_factory=list)
+
+    def hit(self) -> None:
+        self.hits += 1
+        for listener in self.listeners:
+            listener(True)
+
+    def miss(self) -> None:
+        self.misses += 1
+        for listener in self.listeners:
+            listener(False)
 
 
 class QueryEmbedder:
@@ -88,14 +100,14 @@ class QueryEmbedder:
             cached = self._cache.get(text)
             if cached is not None:
                 self._cache.move_to_end(text)
-                self.stats.hits += 1
+                self.stats.hit()
                 return cached
             pending = self._in_flight.get(text)
             if pending is None:
                 return await self._compute(text)
             await pending.done.wait()
             if pending.vector is not None:
-                self.stats.hits += 1
+                self.stats.hit()
                 return pending.vector
             if pending.error is not None:
                 raise pending.error
@@ -113,7 +125,7 @@ class QueryEmbedder:
         return vectors
 
     async def _compute(self, text: str) -> tuple[float, ...]:
-        self.stats.misses += 1
+        self.stats.miss()
         if self.inline:  # nothing awaits, so no other request can be waiting for it
             [vector] = self.embedder.embed([text])
             return self._remember(text, tuple(vector))
