@@ -113,6 +113,12 @@ class _Reader:
         )
         return None if chosen == "none" else chosen
 
+    def url(self, key: str) -> str | None:
+        value = self.text(key)
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise SettingsError(f"{key}={value!r} is not an http:// or https:// URL")
+        return value
+
     def path(self, key: str) -> Path | None:
         raw = self.text(key)
         return Path(raw).expanduser() if raw else None
@@ -144,6 +150,9 @@ class Settings:
     # Where semantic entity reads come from (seed steps 3–4)
     vector_store: str = "neo4j"
     qdrant_path: Path | None = None
+    # A Qdrant server (docs/operations.md); when set, QDRANT_PATH is not used.
+    qdrant_url: str | None = None
+    qdrant_api_key: Secret | None = field(default=None, repr=False)
     vector_store_max_results: int = 1000
     # Auth (SPEC §8); None: not set explicitly (allowed only on loopback, meaning `none`)
     auth_mode: str | None = None
@@ -208,6 +217,8 @@ class Settings:
             embedder_api_key=read.secret("EMBEDDER_API_KEY"),
             vector_store=read.choice("VECTOR_STORE", ("neo4j", "qdrant"), "neo4j") or "neo4j",
             qdrant_path=read.path("QDRANT_PATH"),
+            qdrant_url=read.url("QDRANT_URL"),
+            qdrant_api_key=read.secret("QDRANT_API_KEY"),
             vector_store_max_results=read.integer("VECTOR_STORE_MAX_RESULTS", 1000, 1, 1_000_000),
             auth_mode=read.choice("AUTH_MODE", ("jwt", "apikeys", "none"), None),
             auth_jwt_secret=read.secret("AUTH_JWT_SECRET"),
