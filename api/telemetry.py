@@ -55,8 +55,12 @@ def exporter_named(name: str) -> SpanExporter:
 
 
 def tracer_provider_for(exporter: str) -> TracerProvider:
-    # Resource.create reads OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES over this default.
-    provider = TracerProvider(resource=Resource.create({SERVICE_NAME: "evidencegraph"}))
+    # OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES name the service; without them the SDK
+    # says `unknown_service`, and this one says what it is.
+    resource = Resource.create()
+    if str(resource.attributes.get(SERVICE_NAME, "")).startswith("unknown_service"):
+        resource = resource.merge(Resource({SERVICE_NAME: "evidencegraph"}))
+    provider = TracerProvider(resource=resource)
     provider.add_span_processor(BatchSpanProcessor(exporter_named(exporter)))
     return provider
 

@@ -16,7 +16,7 @@ from opentelemetry.trace import SpanKind
 
 from api.app import create_app
 from api.settings import Settings, SettingsError
-from api.telemetry import Tracing
+from api.telemetry import Tracing, tracer_provider_for
 from graph.driver import Graph
 from tests.conftest import settings_for_tests
 from tests.graph_builder import GraphBuilder
@@ -166,3 +166,17 @@ def test_tracing_is_on_only_when_the_otel_variables_configure_an_exporter(
 def test_an_exporter_tracing_does_not_offer_stops_start_up_naming_the_variable() -> None:
     with pytest.raises(SettingsError, match="OTEL_TRACES_EXPORTER='jaeger'"):
         Settings.from_environ({"OTEL_TRACES_EXPORTER": "jaeger"})
+
+
+def test_spans_name_the_service_evidencegraph_unless_otel_service_name_says_otherwise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("OTEL_SERVICE_NAME", raising=False)
+    monkeypatch.delenv("OTEL_RESOURCE_ATTRIBUTES", raising=False)
+    provider = tracer_provider_for("console")
+    assert provider.resource.attributes["service.name"] == "evidencegraph"
+    provider.shutdown()
+    monkeypatch.setenv("OTEL_SERVICE_NAME", "graph-api-eu")
+    provider = tracer_provider_for("console")
+    assert provider.resource.attributes["service.name"] == "graph-api-eu"
+    provider.shutdown()
