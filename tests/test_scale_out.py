@@ -15,7 +15,7 @@ from api.vector_store_setup import create_vector_store
 from graph.driver import Graph
 from tests.graph_builder import GraphBuilder
 from tests.operations_app import SEARCH, WALK, post, served, three_people
-from vectorstores.qdrant import QdrantVectorStore
+from vectorstores import qdrant
 
 
 def routing_uri(bolt_uri: str) -> str:
@@ -71,10 +71,12 @@ async def test_every_read_asks_for_a_reader_and_every_write_for_the_leader(
     ]
 
 
-# The client asks the (absent) server for its version in the background; that it cannot is
-# expected here.
-@pytest.mark.filterwarnings("ignore:Failed to obtain server version")
-def test_qdrant_url_makes_the_store_a_qdrant_server_client_through_the_same_code() -> None:
+def test_qdrant_url_makes_the_store_a_qdrant_server_client_through_the_same_code(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    made: list[dict[str, Any]] = []
+    # The real client would start asking the (absent) server for its version.
+    monkeypatch.setattr(qdrant, "AsyncQdrantClient", lambda **options: made.append(options))
     settings = Settings.from_environ(
         {
             "VECTOR_STORE": "qdrant",
@@ -83,8 +85,8 @@ def test_qdrant_url_makes_the_store_a_qdrant_server_client_through_the_same_code
         }
     )
     store = create_vector_store(settings, dimension=8)
-    assert isinstance(store, QdrantVectorStore)
-    assert store.client.init_options["url"] == "https://127.0.0.1:6333"
+    assert isinstance(store, qdrant.QdrantVectorStore)
+    assert made == [{"url": "https://127.0.0.1:6333", "api_key": "qdrant-key"}]
     assert "qdrant-key" not in repr(settings)
 
 
