@@ -11,6 +11,12 @@ start-up with a message naming it (docs/security.md describes each limit and set
     REQUEST_TIMEOUT_SECONDS    a coded error instead of a hung request (api/request_timeout.py)
     MCP_MAX_RESULT_CHARS       the size of one MCP tool result at `/mcp` (api/mcp_http.py)
     GRAPHQL_*                  the schema's limits (api/graphql_limits.py)
+
+What operations use is built here too, each off unless configured (docs/operations.md):
+    OTEL_*                     traces of requests, operations, resolvers, statements, embeddings
+                               (api/telemetry.py)
+    METRICS_ENABLED            GET /metrics (api/metrics.py)
+and always: one log line per request and its X-Request-Id (api/request_log.py).
 """
 
 from __future__ import annotations
@@ -25,22 +31,36 @@ from api.gateway_token import GatewayToken
 from api.graphql_limits import graphql_limits
 from api.graphql_view import GraphQLView
 from api.health import healthz, readyz
-from api.lifespan import lifespan_for
+from api.lifespan import ServiceHook, lifespan_for
 from api.loopback_guard import ImplicitNoAuthLoopbackOnly, LoopbackHostOnly
 from api.mcp_http import McpEndpoint
+from api.metrics import Metrics
+from api.request_log import RecordOperation, RequestLog, StatementCount
 from api.request_timeout import RequestTimeout
 from api.schema import create_schema
 from api.settings import Settings
+from api.telemetry import Tracing
 
 
-def create_app(settings: Settings | None = None, host: str = "127.0.0.1") -> Starlette:
+def create_app(
+    settings: Settings | None = None,
+    host: str = "127.0.0.1",
+    *,
+    tracing: Tracing | None = None,
+) -> Starlette:
+    """`tracing`: a test's own (an in-memory exporter); by default OTEL_* decide."""
     settings = settings or Settings.from_environ()
+    tracing = tracing or Tracing.from_settings(settings)
     if settings.graphiql_enabled:
         graphiql.check_installed()
     authenticator = create_authenticator(settings, host)
     gateway_token = GatewayToken.from_settings(settings)
     hide_suggestions = not settings.graphql_field_suggestions
-    schema = create_schema(graphql_limits(settings), hide_suggestions=hide_suggestions)
+    metrics = Metrics.from_settings(settings)
+    extensions = [*graphql_limits(settings), RecordOperation]
+    if tracing is not None:
+        extensions.append(tracing.extension())
+    schema = create_schema(extensions, hide_suggestions=hide_suggestions)
     graphql = GraphQLView(
         schema, graphiql=settings.graphiql_enabled, hide_suggestions=hide_suggestions
     )
@@ -56,11 +76,20 @@ def create_app(settings: Settings | None = None, host: str = "127.0.0.1") -> Sta
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
     ]
+    if metrics is not None:
+        routes.append(Route("/metrics", metrics.endpoint, methods=["GET"]))
     if settings.graphiql_enabled:
         routes.append(
             Route(f"{graphiql.ASSETS_PATH}/{{name}}", graphiql.graphiql_asset, methods=["GET"])
         )
-    middleware = []
+    hooks: list[ServiceHook] = [StatementCount()]
+    # The first is the outermost: the log line and the request's span cover all below them.
+    middleware = [Middleware(RequestLog, metrics=metrics)]
+    for hook in (metrics, tracing):
+        if hook is not None:
+            hooks.append(hook)
+    if tracing is not None:
+        middleware.append(tracing.middleware())
     if settings.auth_mode is None:
         middleware.append(Middleware(ImplicitNoAuthLoopbackOnly))
     if settings.auth_mode in (None, "none"):
@@ -68,6 +97,6 @@ def create_app(settings: Settings | None = None, host: str = "127.0.0.1") -> Sta
     return Starlette(
         routes=routes,
         middleware=middleware,
-        lifespan=lifespan_for(settings, authenticator, gateway_token, mcp.running),
+        lifespan=lifespan_for(settings, authenticator, gateway_token, hooks, mcp.running),
         max_body_size=settings.http_max_body_bytes,
     )

@@ -12,7 +12,8 @@ Where it departs from Strawberry's defaults, through Strawberry's own hooks:
 - GraphiQL only for a browser that names `text/html`, only when enabled; otherwise 406;
 - no WebSocket and no subscription transport: the schema has no subscriptions, so a WebSocket
   handshake is closed before it is accepted;
-- `X-Gateway-Token` decides whether the federation fields answer (api/gateway_token.py).
+- `X-Gateway-Token` decides whether the federation fields answer (api/gateway_token.py);
+- every error carries the request's id in `extensions.requestId` (api/request_log.py).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from api import graphql_http
 from api.caller import identify
 from api.errors import coded_error, ensure_coded, log_error
 from api.graphiql import graphiql_page
+from api.request_log import note_errors
 from api.services import Services
 from contract.errors import BackendUnavailable
 from resolvers.context import RequestContext
@@ -196,6 +198,7 @@ class GraphQLView(GraphQL[RequestContext, None]):
         if result.errors:
             result.errors = ensure_coded(result.errors, self.hide_suggestions)
         body = process_result(result)
+        note_errors(body.get("errors") or [])
         if graphql_http.is_request_error(result.data, result.errors):
             # The GraphQL specification: an error before execution leaves no `data` entry.
             body.pop("data", None)

@@ -4,8 +4,9 @@ at start, handed to requests as typed state, closed at shutdown."""
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from typing import Protocol
 
 import neo4j
 from starlette.applications import Starlette
@@ -22,6 +23,15 @@ from graph.driver import Graph
 from graph.lexical_index import LexicalIndexSpec
 
 log = logging.getLogger(__name__)
+
+
+class ServiceHook(Protocol):
+    """Something operations add to the services once they exist (api/telemetry.py,
+    api/metrics.py), and close after the driver."""
+
+    def attach(self, services: Services) -> None: ...
+
+    def close(self) -> None: ...
 
 
 def neo4j_auth(settings: Settings) -> tuple[str, str] | None:
@@ -95,19 +105,27 @@ def lifespan_for(
     settings: Settings,
     authenticator: Authenticator,
     gateway_token: GatewayToken | None = None,
+    hooks: Sequence[ServiceHook] = (),
     mcp_sessions: Callable[[], AbstractAsyncContextManager[None]] | None = None,
 ) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
     """The lifespan of an app whose caller checks were built (and their settings checked) by
-    the app factory, before anything starts; it also runs `/mcp`'s sessions (`mcp_sessions`,
-    api/mcp_http.py)."""
+    the app factory, before anything starts; it attaches the operations' `hooks` and runs
+    `/mcp`'s sessions (`mcp_sessions`, api/mcp_http.py).
+
+    Its end runs once the server has finished the requests in flight (uvicorn's graceful
+    shutdown, docs/operations.md), so closing the driver here never cuts a request short."""
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         async with AsyncExitStack() as stack:
+            for hook in hooks:
+                stack.callback(hook.close)  # closed after the services (the stack unwinds)
             services = await stack.enter_async_context(
                 open_services(settings, authenticator, gateway_token)
             )
             app.state.services = services
+            for hook in hooks:
+                hook.attach(services)
             if mcp_sessions is not None:
                 await stack.enter_async_context(mcp_sessions())
             yield

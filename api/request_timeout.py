@@ -23,12 +23,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from typing import Any
 
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api import graphql_http
+from api.request_log import note_errors
 from contract.errors import BackendUnavailable
 
 log = logging.getLogger(__name__)
@@ -42,7 +44,9 @@ def timed_out(scope: Scope, seconds: float) -> JSONResponse:
         f"The request did not finish within {seconds:g} s (REQUEST_TIMEOUT_SECONDS) and was "
         "stopped. Ask for less (smaller limits, fewer fields or aliases) or try again later."
     )
-    body = {"errors": [{"message": error.message, "extensions": {"code": error.code}}]}
+    errors: list[dict[str, Any]] = [{"message": error.message, "extensions": {"code": error.code}}]
+    note_errors(errors)
+    body = {"errors": errors}
     return JSONResponse(
         body,
         status_code=graphql_http.response_status(media_type, body),

@@ -69,6 +69,19 @@ class SecretText(Kind[Secret | None]):
 
 
 @dataclass(frozen=True)
+class Url(Kind[str | None]):
+    default: None = None
+
+    def parse(self, key: str, raw: str) -> str | None:
+        if not raw.startswith(("http://", "https://")):
+            raise SettingsError(f"{key}={raw!r} is not an http:// or https:// URL")
+        return raw
+
+    def accepts(self) -> str:
+        return "an http:// or https:// URL"
+
+
+@dataclass(frozen=True)
 class FilePath(Kind[Path | None]):
     default: None = None
 

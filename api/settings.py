@@ -23,6 +23,7 @@ from api.setting_kinds import (
     SecretText,
     Setting,
     Text,
+    Url,
     Workspaces,
 )
 from api.setting_kinds import Secret as Secret
@@ -149,6 +150,13 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("QDRANT_PATH", "qdrant_path", FilePath(), "`qdrant`: the folder of its local store."),
     Setting(
+        "QDRANT_URL",
+        "qdrant_url",
+        Url(),
+        "`qdrant`: a Qdrant server (docs/operations.md); when set, QDRANT_PATH is not used.",
+    ),
+    Setting("QDRANT_API_KEY", "qdrant_api_key", SecretText(), "`qdrant`: the server's API key."),
+    Setting(
         "VECTOR_STORE_MAX_RESULTS",
         "vector_store_max_results",
         Integer(1000, 1, 1_000_000),
@@ -258,6 +266,25 @@ SETTINGS: tuple[Setting, ...] = (
         Number(30.0, 0.1, 3600.0),
         "Time until the answer starts; then the request is BACKEND_UNAVAILABLE.",
     ),
+    # Operations (docs/operations.md); tracing follows OpenTelemetry's own OTEL_* variables
+    Setting(
+        "METRICS_ENABLED",
+        "metrics_enabled",
+        Flag(False),
+        "Whether `GET /metrics` answers (Prometheus text format).",
+    ),
+    Setting(
+        "METRICS_TOKEN",
+        "metrics_token",
+        SecretText(),
+        "When set, `/metrics` answers only `Authorization: Bearer <token>`; unset: loopback only.",
+    ),
+    Setting(
+        "LOG_FORMAT",
+        "log_format",
+        Choice(("text", "json"), "text"),
+        "One line per request and every other log line: `json` or `text`.",
+    ),
     # MCP (contract §12, docs/mcp.md)
     Setting(
         "MCP_WORKSPACES",
@@ -272,6 +299,21 @@ SETTINGS: tuple[Setting, ...] = (
         "The most characters of one MCP tool result (structured content and text together).",
     ),
 )
+
+
+def traces_exporter(environ: Mapping[str, str]) -> str | None:
+    """OpenTelemetry's own variables decide (docs/operations.md): the exporter
+    OTEL_TRACES_EXPORTER names, or `otlp` when only an OTLP endpoint is set; None is off."""
+    if Flag(False).parse("OTEL_SDK_DISABLED", environ.get("OTEL_SDK_DISABLED") or "false"):
+        return None
+    endpoint = environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") or environ.get(
+        "OTEL_EXPORTER_OTLP_ENDPOINT"
+    )
+    chosen = Choice(("otlp", "console", "none"), None).parse(
+        "OTEL_TRACES_EXPORTER",
+        environ.get("OTEL_TRACES_EXPORTER") or ("otlp" if endpoint else "none"),
+    )
+    return None if chosen == "none" else chosen
 
 
 @dataclass(frozen=True)
@@ -299,6 +341,8 @@ class Settings:
     # Where semantic entity reads come from
     vector_store: str
     qdrant_path: Path | None
+    qdrant_url: str | None
+    qdrant_api_key: Secret | None = field(repr=False)
     vector_store_max_results: int
     # Auth; auth_mode None: not set explicitly (allowed only on loopback, meaning `none`)
     auth_mode: str | None
@@ -320,6 +364,11 @@ class Settings:
     http_max_body_bytes: int
     graphiql_enabled: bool
     request_timeout_seconds: float
+    # Operations; traces_exporter is worked out from OpenTelemetry's variables (None: off)
+    metrics_enabled: bool
+    metrics_token: Secret | None = field(repr=False)
+    log_format: str
+    traces_exporter: str | None
     # MCP
     mcp_workspaces: tuple[str, ...] | None
     mcp_max_result_chars: int
@@ -332,6 +381,7 @@ class Settings:
         for setting in SETTINGS:
             value = setting.read(environ, by_variable)
             by_variable[setting.variable] = values[setting.field] = value
+        values["traces_exporter"] = traces_exporter(environ)
         values["lexical"] = LexicalRule(
             fields=values.pop("lexical_fields"), min_coverage=values.pop("lexical_min_coverage")
         )

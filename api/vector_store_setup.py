@@ -1,4 +1,4 @@
-"""The vector store the settings ask for (`VECTOR_STORE`, `QDRANT_PATH`,
+"""The vector store the settings ask for (`VECTOR_STORE`, `QDRANT_URL` or `QDRANT_PATH`,
 `VECTOR_STORE_MAX_RESULTS`)."""
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ def create_vector_store(settings: Settings, dimension: int) -> VectorStore:
             "VECTOR_STORE=qdrant needs qdrant-client: pip install 'evidencegraph[qdrant]'"
         ) from missing
     return QdrantVectorStore(
-        settings.qdrant_path or DEFAULT_QDRANT_PATH,
+        settings.qdrant_url or settings.qdrant_path or DEFAULT_QDRANT_PATH,
         max_results=settings.vector_store_max_results,
         dimension=dimension,
+        api_key=str(settings.qdrant_api_key) if settings.qdrant_api_key else None,
     )

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from api.embedder_setup import check_graph_embedder, embedder_from
 from api.lifespan import open_graph
+from api.metrics import Metrics
 from api.settings import Settings
 from commands.exit_codes import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from commands.runtime import run_command
@@ -67,6 +68,12 @@ async def load(settings: Settings, source: Source) -> int:
     except (NotGraphRagOutput, NotGraphDocuments, EmbedderMismatch) as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
+    if settings.metrics_enabled:
+        # Seen by the service's /metrics when both share PROMETHEUS_MULTIPROC_DIR.
+        totals = result.totals
+        Metrics().load_finished(
+            loaded=totals.loaded, unchanged=totals.unchanged, rejected=totals.rejected
+        )
     if not_online:
         return EXIT_FAILURE
     return EXIT_USAGE if result.rejections else EXIT_OK

@@ -11,13 +11,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import logging.config
+import signal
 import sys
+import threading
 
 import uvicorn
 
 from api.app import create_app
 from api.embedder_setup import check_graph_embedder, configured_identity
 from api.lifespan import open_graph
+from api.request_log import logging_config
 from api.settings import Settings, SettingsError
 from commands.exit_codes import EXIT_OK, EXIT_USAGE
 from contract.errors import BackendUnavailable
@@ -31,6 +35,10 @@ async def check_graph(settings: Settings) -> None:
             await check_graph_embedder(graph, configured_identity(settings))
 
 
+# Time past the request limit that shutdown waits for the last answers to be written.
+SHUTDOWN_MARGIN_SECONDS = 5
+
+
 def serve(host: str, port: int, settings: Settings | None = None) -> int:
     try:
         settings = settings or Settings.from_environ()
@@ -39,12 +47,31 @@ def serve(host: str, port: int, settings: Settings | None = None) -> int:
     except SettingsError as error:
         print(f"error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    uvicorn.run(app, host=host, port=port, log_level="info", proxy_headers=False)
+    # uvicorn finishes the requests in flight, then raises the signal again to the handler it
+    # found; a stop it has already carried out gracefully is a normal end (exit 0), not a kill.
+    if threading.current_thread() is threading.main_thread():  # where signals are handled
+        signal.signal(signal.SIGTERM, lambda signum, frame: None)
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_config=logging_config(settings.log_format),
+        access_log=False,  # the request line (api/request_log.py) says more
+        proxy_headers=False,
+        timeout_graceful_shutdown=int(settings.request_timeout_seconds) + SHUTDOWN_MARGIN_SECONDS,
+    )
     return EXIT_OK
 
 
 def _handle(arguments: argparse.Namespace) -> int:
-    return serve(arguments.host, arguments.port)
+    try:
+        settings = Settings.from_environ()
+    except SettingsError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    # Before anything logs, so that every line of the command is in LOG_FORMAT.
+    logging.config.dictConfig(logging_config(settings.log_format))
+    return serve(arguments.host, arguments.port, settings)
 
 
 def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

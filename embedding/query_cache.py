@@ -20,7 +20,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import anyio
@@ -57,6 +57,18 @@ class CacheStats:
     hits: int = 0
     misses: int = 0  # embeddings computed (a coalesced request counts as a hit)
     evictions: int = 0
+    # Told of each look-up, True for a hit (api/metrics.py counts them for /metrics).
+    listeners: list[Callable[[bool], None]] = field(default_factory=list)
+
+    def hit(self) -> None:
+        self.hits += 1
+        for listener in self.listeners:
+            listener(True)
+
+    def miss(self) -> None:
+        self.misses += 1
+        for listener in self.listeners:
+            listener(False)
 
 
 class QueryEmbedder:
@@ -93,14 +105,14 @@ class QueryEmbedder:
             cached = self._cache.get(text)
             if cached is not None:
                 self._cache.move_to_end(text)
-                self.stats.hits += 1
+                self.stats.hit()
                 return cached
             pending = self._in_flight.get(text)
             if pending is None:
                 return await self._compute(text)
             await pending.done.wait()
             if pending.vector is not None:
-                self.stats.hits += 1
+                self.stats.hit()
                 return pending.vector
             if pending.error is not None:
                 raise pending.error
@@ -122,7 +134,7 @@ class QueryEmbedder:
             return await self._compute_once(text)
 
     async def _compute_once(self, text: str) -> tuple[float, ...]:
-        self.stats.misses += 1
+        self.stats.miss()
         if self.inline:  # nothing awaits, so no other request can be waiting for it
             [vector] = self.embedder.embed([text])
             return self._remember(text, tuple(vector))

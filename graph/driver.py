@@ -3,6 +3,10 @@
 Reads are sent as auto-commit queries: one network round trip each (a managed transaction
 costs two), and every read the service makes is a single statement.
 
+`instruments` (api/telemetry.py, api/metrics.py) see each statement around its run: they are
+told its text before and its row count and database time (the driver's result summary) after,
+never its parameters. With none, a statement costs exactly what it did without them.
+
 Every statement carries the per-statement time limit (`NEO4J_QUERY_TIMEOUT_SECONDS`); Neo4j
 stops a statement that exceeds it and the caller gets BACKEND_UNAVAILABLE, like an
 unreachable server: nothing of the driver's message reaches a client. Every other fault of the
@@ -14,7 +18,9 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, LiteralString
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from typing import Any, LiteralString, Protocol
 
 import neo4j
 from neo4j import AsyncDriver, Record
@@ -22,6 +28,25 @@ from neo4j import AsyncDriver, Record
 from graph.backend_faults import backend_fault
 
 StatementObserver = Callable[[str, Mapping[str, Any]], None]
+
+
+@dataclass
+class StatementOutcome:
+    """What one statement came to, filled in by `Graph` once its result is read."""
+
+    rows: int | None = None
+    database_ms: int | None = None  # Neo4j's time to first record plus to the last
+
+
+class StatementInstrument(Protocol):
+    def statement(self, query: str, outcome: StatementOutcome) -> AbstractContextManager[None]:
+        """Wraps one statement's run; `Graph` fills `outcome` before the context exits."""
+        ...
+
+
+def _database_ms(summary: neo4j.ResultSummary) -> int | None:
+    available, consumed = summary.result_available_after, summary.result_consumed_after
+    return None if available is None or consumed is None else available + consumed
 
 
 class Graph:
@@ -41,42 +66,65 @@ class Graph:
         self.database = database
         self.query_timeout = query_timeout
         self.observers: list[StatementObserver] = []
+        self.instruments: list[StatementInstrument] = []
 
     def _observe(self, query: str, parameters: Mapping[str, Any]) -> None:
         for observer in self.observers:
             observer(query, parameters)
 
+    @contextlib.contextmanager
+    def _instrumented(self, query: str) -> Iterator[StatementOutcome | None]:
+        """The instruments' view of one statement; `None` (nothing to fill) without any."""
+        if not self.instruments:
+            yield None
+            return
+        outcome = StatementOutcome()
+        with contextlib.ExitStack() as stack:
+            for instrument in self.instruments:
+                stack.enter_context(instrument.statement(query, outcome))
+            yield outcome
+
     async def read(self, query: LiteralString, parameters: Mapping[str, Any]) -> list[Record]:
         """Run one read statement and return all its records."""
         self._observe(query, parameters)
-        with self._contract_errors():
+        with self._instrumented(query) as outcome, self._contract_errors():
             async with self.driver.session(
                 database=self.database, default_access_mode=neo4j.READ_ACCESS
             ) as session:
                 result = await session.run(
                     neo4j.Query(query, timeout=self.query_timeout), dict(parameters)
                 )
-                return [record async for record in result]
+                records = [record async for record in result]
+                if outcome is not None:  # the summary came with the last records: no round trip
+                    outcome.rows = len(records)
+                    outcome.database_ms = _database_ms(await result.consume())
+                return records
 
     async def write(self, query: LiteralString, parameters: Mapping[str, Any]) -> list[Record]:
         """Run one write statement in its own transaction (retried on transient errors)."""
         self._observe(query, parameters)
-        with self._contract_errors():
-            records, _, _ = await self.driver.execute_query(
+        with self._instrumented(query) as outcome, self._contract_errors():
+            records, summary, _ = await self.driver.execute_query(
                 neo4j.Query(query, timeout=self.query_timeout),
                 dict(parameters),
                 database_=self.database,
                 routing_=neo4j.RoutingControl.WRITE,
             )
+            if outcome is not None:
+                outcome.rows = len(records)
+                outcome.database_ms = _database_ms(summary)
             return list(records)
 
     async def auto_commit(self, query: LiteralString, parameters: Mapping[str, Any]) -> None:
         """Run a statement that manages its own transactions (`CALL … IN TRANSACTIONS`)."""
         self._observe(query, parameters)
-        with self._contract_errors():
+        with self._instrumented(query) as outcome, self._contract_errors():
             async with self.driver.session(database=self.database) as session:
                 result = await session.run(neo4j.Query(query), dict(parameters))
-                await result.consume()
+                summary = await result.consume()
+                if outcome is not None:
+                    outcome.rows = 0
+                    outcome.database_ms = _database_ms(summary)
 
     @contextlib.contextmanager
     def _contract_errors(self) -> Iterator[None]:

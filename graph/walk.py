@@ -55,6 +55,7 @@ from graph.cypher_names import relationship_types_pattern, split_plain
 from graph.driver import Graph
 from graph.lookups import ENTITY_MAP, PASSAGE_MAP, scoped
 from graph.records import EntityRecord, PassageRecord
+from graph.statement_names import builds_statement
 from graph.visibility import (
     document_in_scope,
     entity_returnable,
@@ -138,6 +139,7 @@ def _step(carried: LiteralString, types: Sequence[str]) -> str:
     )
 
 
+@builds_statement
 def first_step(types: Sequence[str]) -> str:
     """Check the start (a visible passage in scope), read step 1, and report the stored types."""
     return (
@@ -154,12 +156,14 @@ def first_step(types: Sequence[str]) -> str:
     )
 
 
+@builds_statement
 def next_step(types: Sequence[str]) -> str:
     return (
         "WITH $frontier AS frontierIds " + _step("frontierIds", types) + " RETURN more, candidates"
     )
 
 
+@builds_statement
 def depth_probe(types: Sequence[str]) -> str:
     return (
         _expand("", "$lastDepthIds", "e", types) + " WITH r, e LIMIT $readLimit"

@@ -189,3 +189,18 @@ def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], neo
     from tests.support.load_helpers import Cli  # it imports this module's TEST_DIMENSION
 
     return Cli(monkeypatch, capsys, neo4j_uri)
+
+
+def without_request_ids(body: Any) -> Any:
+    """A response body as it reads without the request id every error carries in
+    `extensions.requestId` (docs/operations.md), which differs per request: for tests that
+    compare what an error says."""
+    if isinstance(body, dict):
+        return {
+            key: without_request_ids(value)
+            for key, value in body.items()
+            if not (key == "requestId" and isinstance(value, str))
+        }
+    if isinstance(body, list):
+        return [without_request_ids(item) for item in body]
+    return body

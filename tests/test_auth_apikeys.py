@@ -16,7 +16,7 @@ from api.settings import Settings, SettingsError
 from contract.errors import Unauthenticated
 from contract.scope import Grant
 from graph.driver import Graph
-from tests.conftest import serving
+from tests.conftest import serving, without_request_ids
 from tests.support.auth_material import bearer
 from tests.support.graph_builder import GraphBuilder
 
@@ -152,7 +152,7 @@ async def test_over_http_keys_grant_scope_and_unknown_keys_are_401(
             '{ searchEntities(query: "ada", scope: {workspaces: ["acme", "globex"]}) { score } }',
             headers=bearer(ACME_KEY),
         )
-        assert forbidden["errors"][0]["extensions"] == {
+        assert without_request_ids(forbidden["errors"][0]["extensions"]) == {
             "code": "FORBIDDEN",
             "workspaces": ["globex"],
         }

@@ -17,7 +17,7 @@ from api.settings import Settings, SettingsError
 from commands import serve_command
 from commands.exit_codes import EXIT_USAGE
 from contract.scope import Grant
-from tests.conftest import TEST_DIMENSION, Client
+from tests.conftest import TEST_DIMENSION, Client, without_request_ids
 
 
 def unset_auth(neo4j_uri: str, **environ: str) -> Settings:
@@ -165,7 +165,7 @@ async def test_an_authenticator_that_fails_fails_closed(
         "{ __typename }", headers={"accept": "application/graphql-response+json"}
     )
     assert response.status_code == 500
-    assert response.json() == {
+    assert without_request_ids(response.json()) == {
         "errors": [
             {"message": "Internal error; it has been logged.", "extensions": {"code": "INTERNAL"}}
         ]

@@ -1,6 +1,7 @@
 """docker/ for users with a Docker engine: the compose file is valid and wired by the same
 settings as the service, and the image carries every package the service imports. Checked
-offline (no engine runs here): Debian's docker-compose 1.29 validates with `config`."""
+offline (no engine runs here): Debian's docker-compose 1.29 validates with `config`, every
+profile enabled."""
 
 from __future__ import annotations
 
@@ -16,12 +17,13 @@ from tests.support.node_tools import debian_program
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCKER = ROOT / "docker"
+PROFILES = ("--profile", "load", "--profile", "scale")
 
 
 def compose_config() -> dict[str, object]:
     program = debian_program(Path("/usr/bin/docker-compose"), "docker-compose")
     result = subprocess.run(
-        [str(program), "-f", str(DOCKER / "compose.yaml"), "--profile", "load", "config"],
+        [str(program), "-f", str(DOCKER / "compose.yaml"), *PROFILES, "config"],
         capture_output=True,
         text=True,
         check=False,
@@ -35,7 +37,7 @@ def compose_config() -> dict[str, object]:
 def test_the_compose_file_is_valid_and_runs_neo4j_5_26_community_and_the_service() -> None:
     services = compose_config()["services"]
     assert isinstance(services, dict)
-    assert set(services) == {"neo4j", "evidencegraph", "load"}
+    assert set(services) == {"neo4j", "evidencegraph", "load", "replica", "proxy"}
     assert services["neo4j"]["image"] == "neo4j:5.26-community"
     assert services["evidencegraph"]["ports"][0].startswith("127.0.0.1:8000:8000")
 
@@ -58,3 +60,29 @@ def test_the_image_copies_every_python_package_of_the_service() -> None:
     packages = {path.parent.name for path in ROOT.glob("*/__init__.py")}
     assert set(shipped) <= packages, f"pyproject ships what is not here: {set(shipped) - packages}"
     assert set(shipped) <= copied, f"not copied into the image: {sorted(set(shipped) - copied)}"
+
+
+def test_profile_scale_runs_two_replicas_of_the_service_behind_a_pinned_nginx() -> None:
+    services = compose_config()["services"]
+    assert isinstance(services, dict)
+    replica, proxy = services["replica"], services["proxy"]
+    assert replica["profiles"] == ["scale"] and proxy["profiles"] == ["scale"]
+    assert replica["deploy"]["replicas"] == 2
+    assert replica["build"] == services["evidencegraph"]["build"]
+    assert "ports" not in replica  # reached through the proxy only
+    assert re.fullmatch(r"nginx:\d+\.\d+\.\d+-alpine", proxy["image"]), proxy["image"]
+    assert [p.removesuffix("/tcp") for p in proxy["ports"]] == ["127.0.0.1:8080:8080"]
+    [volume] = proxy["volumes"]
+    assert volume.endswith("docker/nginx.conf:/etc/nginx/nginx.conf:ro"), volume
+    # The replicas read the same settings as the single service, plus operations' own.
+    environment = {k: str(v) for k, v in replica["environment"].items()}
+    settings = Settings.from_environ(environment)
+    assert settings.neo4j_uri == "bolt://neo4j:7687" and settings.auth_mode == "apikeys"
+    assert settings.metrics_enabled and settings.metrics_token is not None
+    assert settings.log_format == "json"
+    # Stopping a replica waits for its requests in flight (REQUEST_TIMEOUT_SECONDS + margin).
+    grace = int(replica["stop_grace_period"].rstrip("s"))
+    assert grace > settings.request_timeout_seconds
+    nginx = (DOCKER / "nginx.conf").read_text()
+    assert "server replica:8000" in nginx and "listen 8080;" in nginx
+    assert "location = /metrics { return 404; }" in nginx

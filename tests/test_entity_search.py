@@ -9,7 +9,7 @@ import pytest
 from graph.driver import Graph
 from graph.graph_schema import apply_schema
 from retrieval.fusion import rrf_score
-from tests.conftest import TEST_DIMENSION, Client
+from tests.conftest import TEST_DIMENSION, Client, without_request_ids
 from tests.support.graph_builder import GraphBuilder, unit_vector
 
 SEARCH = """
@@ -115,7 +115,7 @@ async def test_step2_a_missing_fulltext_index_is_index_not_ready_naming_label_in
     await graph.write("DROP INDEX entity_name_fulltext_Person", {})
     for mode in ("HYBRID", "LEXICAL", "SEMANTIC"):
         error = await error_of(client, "ada", mode=mode)
-        assert error["extensions"] == {
+        assert without_request_ids(error["extensions"]) == {
             "code": "INDEX_NOT_READY",
             "label": "Person",
             "index": "FULLTEXT",

@@ -1,9 +1,12 @@
 """Qdrant as the external vector store: one collection of entity vectors per entity label.
 
 Runs embedded in the process (qdrant-client's local mode: a folder on disk, or `:memory:`), so
-no server is needed. Local mode searches exactly (brute force), which keeps the seed's rule
-simple: the first read is a prefix of the read at the cap. `max_results` caps every read, as
-a hosted store's own limit would.
+no server is needed; or against a Qdrant server (`QDRANT_URL`, with `QDRANT_API_KEY`), which
+several replicas of the service share (a local folder is locked by the one process that opens
+it). Both go through the same client calls below. Local mode searches exactly (brute force),
+which keeps the seed's rule simple: the first read is a prefix of the read at the cap; a
+server searches its HNSW index, approximately, as Neo4j's vector index does. `max_results` caps
+every read, as a hosted store's own limit would.
 """
 
 from __future__ import annotations
@@ -29,10 +32,19 @@ class QdrantVectorStore:
     name = "qdrant"
     in_graph = False
 
-    def __init__(self, location: Path | str, max_results: int, dimension: int) -> None:
+    def __init__(
+        self,
+        location: Path | str,
+        max_results: int,
+        dimension: int,
+        *,
+        api_key: str | None = None,
+    ) -> None:
         self.max_results: int | None = max_results
         self.dimension = dimension
-        if str(location) == ":memory:":
+        if str(location).startswith(("http://", "https://")):
+            self.client = AsyncQdrantClient(url=str(location), api_key=api_key)
+        elif str(location) == ":memory:":
             self.client = AsyncQdrantClient(location=":memory:")
         else:
             Path(location).mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,204 @@
+"""`GET /metrics` in Prometheus' text format, off unless METRICS_ENABLED (docs/operations.md).
+
+    evidencegraph_requests_total{operation_type}            GraphQL requests answered
+    evidencegraph_request_duration_seconds{operation_type}  their latency
+    evidencegraph_errors_total{code}                        errors sent, by `extensions.code`
+    evidencegraph_statements_per_request                    Neo4j statements one request sent
+    evidencegraph_neo4j_connections_in_use                  connections taken from the driver's
+                                                            pool (one per statement running)
+    evidencegraph_embedding_calls_total{embedder}           calls of the embedder...
+    evidencegraph_embedding_duration_seconds{embedder}      ...and how long each took
+    evidencegraph_query_vector_cache_total{result}          query-vector look-ups: hit, miss
+    evidencegraph_load_jobs_total{outcome}                  `evidencegraph load` lines: loaded,
+                                                            unchanged, rejected
+
+With several worker processes, set PROMETHEUS_MULTIPROC_DIR (an empty directory every worker
+can write, emptied before the service starts): each process then writes its figures there and
+any worker's `/metrics` answers for all of them. `evidencegraph load` run with the same
+directory adds its job counts.
+
+Who may read it: with METRICS_TOKEN set, a request carrying `Authorization: Bearer <token>`;
+without, only a client on a loopback address. Anyone else gets 404, as if it were off.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import os
+import time
+from collections.abc import Iterator, Sequence
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+from prometheus_client.multiprocess import MultiProcessCollector
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+
+from api.auth import is_loopback
+from api.request_record import RequestRecord
+from api.services import Services
+from api.settings import Secret, Settings
+from embedding.base import Embedder, EmbedderIdentity
+from graph.driver import StatementOutcome
+
+MULTIPROC_DIR = "PROMETHEUS_MULTIPROC_DIR"
+LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
+STATEMENT_BUCKETS = (0, 1, 2, 3, 4, 6, 8, 12, 16, 32)
+
+
+def multiprocess_dir() -> str | None:
+    return os.environ.get(MULTIPROC_DIR) or None
+
+
+class Metrics:
+    """The service's metrics, on a registry of their own (one per app; tests build several)."""
+
+    def __init__(self, token: Secret | None = None) -> None:
+        self.token = token
+        self.registry = registry = CollectorRegistry()
+        self.requests = Counter(
+            "evidencegraph_requests",
+            "GraphQL requests answered, by operation type (none: refused before one ran).",
+            ["operation_type"],
+            registry=registry,
+        )
+        self.request_seconds = Histogram(
+            "evidencegraph_request_duration_seconds",
+            "Time from a GraphQL request's arrival to its answer.",
+            ["operation_type"],
+            buckets=LATENCY_BUCKETS,
+            registry=registry,
+        )
+        self.errors = Counter(
+            "evidencegraph_errors",
+            "Errors sent to clients, by extensions.code.",
+            ["code"],
+            registry=registry,
+        )
+        self.statements = Histogram(
+            "evidencegraph_statements_per_request",
+            "Neo4j statements one GraphQL request sent.",
+            buckets=STATEMENT_BUCKETS,
+            registry=registry,
+        )
+        self.connections_in_use = Gauge(
+            "evidencegraph_neo4j_connections_in_use",
+            "Connections taken from the Neo4j driver's pool: one per statement running.",
+            multiprocess_mode="livesum",
+            registry=registry,
+        )
+        self.embedding_calls = Counter(
+            "evidencegraph_embedding_calls",
+            "Calls of the embedder (a query not in the cache, or a batch while loading).",
+            ["embedder"],
+            registry=registry,
+        )
+        self.embedding_seconds = Histogram(
+            "evidencegraph_embedding_duration_seconds",
+            "Time one call of the embedder took.",
+            ["embedder"],
+            buckets=LATENCY_BUCKETS,
+            registry=registry,
+        )
+        self.query_vector_cache = Counter(
+            "evidencegraph_query_vector_cache",
+            "Query-vector look-ups: hit (cached or being computed) or miss (embedded).",
+            ["result"],
+            registry=registry,
+        )
+        self.load_jobs = Counter(
+            "evidencegraph_load_jobs",
+            "Lines `evidencegraph load` finished, by outcome.",
+            ["outcome"],
+            registry=registry,
+        )
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Metrics | None:
+        return cls(settings.metrics_token) if settings.metrics_enabled else None
+
+    # Hooks ------------------------------------------------------------------------------
+
+    def attach(self, services: Services) -> None:
+        services.graph.instruments.append(self)
+        query_embedder = services.query_embedder
+        if query_embedder is not None and hasattr(query_embedder, "embedder"):
+            query_embedder.embedder = MeasuredEmbedder(query_embedder.embedder, self)
+            query_embedder.stats.listeners.append(self.cache_lookup)
+
+    def close(self) -> None:
+        pass
+
+    @contextlib.contextmanager
+    def statement(self, query: str, outcome: StatementOutcome) -> Iterator[None]:
+        """A `graph.driver.StatementInstrument`: a connection is in use while it runs."""
+        self.connections_in_use.inc()
+        try:
+            yield
+        finally:
+            self.connections_in_use.dec()
+
+    def cache_lookup(self, hit: bool) -> None:
+        self.query_vector_cache.labels(result="hit" if hit else "miss").inc()
+
+    def request_finished(self, record: RequestRecord, seconds: float) -> None:
+        kind = record.operation_type or "none"
+        self.requests.labels(operation_type=kind).inc()
+        self.request_seconds.labels(operation_type=kind).observe(seconds)
+        self.statements.observe(record.statements)
+        for code in record.error_codes:
+            self.errors.labels(code=code).inc()
+
+    def load_finished(self, **outcomes: int) -> None:
+        for outcome, count in outcomes.items():
+            self.load_jobs.labels(outcome=outcome).inc(count)
+
+    # The endpoint -----------------------------------------------------------------------
+
+    def allows(self, request: Request) -> bool:
+        if self.token is not None:
+            offered = request.headers.get("authorization", "")
+            expected = f"Bearer {self.token}"
+            return hmac.compare_digest(offered.encode(), expected.encode())
+        return is_loopback(request.client.host if request.client else None)
+
+    async def endpoint(self, request: Request) -> Response:
+        if not self.allows(request):
+            return PlainTextResponse("Not Found", status_code=404)
+        registry = self.registry
+        if multiprocess_dir() is not None:
+            registry = CollectorRegistry()
+            MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+        return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
+
+
+class MeasuredEmbedder:
+    """An embedder whose calls are counted and timed."""
+
+    def __init__(self, embedder: Embedder, metrics: Metrics) -> None:
+        self.wrapped = embedder
+        kind = embedder.identity.kind
+        self.calls = metrics.embedding_calls.labels(embedder=kind)
+        self.seconds = metrics.embedding_seconds.labels(embedder=kind)
+
+    @property
+    def identity(self) -> EmbedderIdentity:
+        return self.wrapped.identity
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.calls.inc()
+        started = time.perf_counter()
+        try:
+            return self.wrapped.embed(texts)
+        finally:
+            self.seconds.observe(time.perf_counter() - started)
+
+    def close(self) -> None:
+        self.wrapped.close()

@@ -1,0 +1,105 @@
+"""The request log (docs/operations.md): one line per request with its id, caller, operation,
+duration, statements and error code; the id in `X-Request-Id` and in error extensions; never a
+token, a query text, a variable or a parameter value."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+
+import pytest
+
+from api.request_log import JsonFormatter, TextFormatter, logging_config
+from api.settings import Settings, SettingsError
+from graph.driver import Graph
+from tests.operations_app import SEARCH, WALK, served, three_people
+from tests.support.graph_builder import GraphBuilder
+
+TOKEN = "tok-7d1e0c5b-never-logged"
+
+
+def request_lines(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    return [r for r in caplog.records if r.name == "evidencegraph.request"]
+
+
+async def test_each_request_is_one_json_line_with_its_id_caller_operation_and_statements(
+    neo4j_uri: str, builder: GraphBuilder, graph: Graph, caplog: pytest.LogCaptureFixture
+) -> None:
+    await three_people(builder, graph)
+    caplog.set_level(logging.INFO, logger="evidencegraph.request")
+    async with served(neo4j_uri) as (http, _):
+        response = await http.post(
+            "/graphql",
+            json={"query": SEARCH, "variables": {"query": "ada lovelace"}},
+            headers={"authorization": f"Bearer {TOKEN}", "x-request-id": "client-req.42"},
+        )
+    assert response.headers["x-request-id"] == "client-req.42"
+    [record] = request_lines(caplog)
+    line = JsonFormatter().format(record)
+    entry = json.loads(line)
+    assert entry["requestId"] == "client-req.42"
+    fingerprint = hashlib.sha256(f"Bearer {TOKEN}".encode()).hexdigest()[:12]
+    assert entry["callerId"] == f"key:{fingerprint}"
+    assert entry["operationName"] == "Search"
+    assert entry["operationType"] == "query"
+    assert entry["status"] == 200
+    assert entry["statements"] >= 1
+    assert entry["errorCode"] is None
+    assert isinstance(entry["durationMs"], float)
+    assert entry["level"] == "INFO" and entry["logger"] == "evidencegraph.request"
+    for secret in (TOKEN, "ada", "lovelace", "searchEntities"):
+        assert secret not in line.lower(), line
+    assert "\n" not in line
+
+
+async def test_an_error_carries_the_request_id_in_its_extensions_and_its_code_in_the_log_line(
+    neo4j_uri: str, graph: Graph, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="evidencegraph.request")
+    async with served(neo4j_uri) as (http, _):
+        response = await http.post(
+            "/graphql",
+            json={"query": WALK, "variables": {"id": "not-a-uuid"}},
+            headers={"x-request-id": "bad id with spaces\tand a tab"},
+        )
+    generated = response.headers["x-request-id"]
+    assert len(generated) == 32 and int(generated, 16) >= 0  # a new id, not the client's
+    [error] = response.json()["errors"]
+    assert error["extensions"]["code"] == "MALFORMED"
+    assert error["extensions"]["requestId"] == generated
+    [record] = request_lines(caplog)
+    entry = json.loads(JsonFormatter().format(record))
+    assert (entry["requestId"], entry["errorCode"], entry["callerId"]) == (
+        generated,
+        "MALFORMED",
+        None,
+    )
+    assert entry["statements"] == 0
+    assert "not-a-uuid" not in JsonFormatter().format(record)
+
+
+async def test_an_overlong_request_id_is_replaced_and_probes_are_not_logged(
+    neo4j_uri: str, graph: Graph, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="evidencegraph.request")
+    async with served(neo4j_uri) as (http, _):
+        response = await http.get("/healthz", headers={"x-request-id": "a" * 129})
+    assert response.headers["x-request-id"] != "a" * 129
+    assert request_lines(caplog) == []
+
+
+def test_log_format_text_writes_the_fields_after_the_message() -> None:
+    record = logging.LogRecord("evidencegraph.request", logging.INFO, "", 0, "request", (), None)
+    record.fields = {"event": "request", "requestId": "r1", "statements": 2}
+    assert TextFormatter("%(message)s").format(record) == "request requestId=r1 statements=2"
+
+
+def test_log_format_is_json_or_text_and_anything_else_stops_start_up() -> None:
+    assert Settings.from_environ({}).log_format == "text"
+    assert Settings.from_environ({"LOG_FORMAT": "json"}).log_format == "json"
+    with pytest.raises(SettingsError, match="LOG_FORMAT='yaml'"):
+        Settings.from_environ({"LOG_FORMAT": "yaml"})
+    config = logging_config("json")
+    assert config["formatters"]["default"]["()"] is JsonFormatter
+    assert config["loggers"]["uvicorn.access"]["propagate"] is False
