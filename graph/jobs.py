@@ -2,12 +2,14 @@
 
     1. begin   create Job{RUNNING} with version = the document's next version
     2. write   chunks carrying `jobId` and that version, then mentions and relations
-    3. commit  in ONE transaction: Job.status = 'COMMITTED' and Document.currentVersion
+    3. commit  Job.status = 'COMMITTED', then, in a second transaction, Document.currentVersion
 
-Until step 3 nothing the job wrote is current, so readers see the old version whole or the
-new one whole. A crash leaves a RUNNING job behind; `recover_stale_jobs` marks it FAILED and
-removes what it wrote. Entities and relations merge by id across documents; the ones a job
-created carry `createdByJob` so recovery can remove them when nothing else uses them.
+Until step 3 nothing the job wrote is current, and because every read reads a document's
+version before the jobs of its passages (graph/visibility.py), readers see the old version
+whole or the new one whole (docs/graph-model.md, "Readers"). A crash leaves a RUNNING job
+behind; `recover_stale_jobs` marks it FAILED and removes what it wrote. Entities and
+relations merge by id across documents; the ones a job created carry `createdByJob` so
+recovery can remove them when nothing else uses them.
 """
 
 from __future__ import annotations
@@ -67,16 +69,32 @@ SET r.passageIds = reduce(ids = coalesce(r.passageIds, []), p IN row.passageIds 
 SET r += row.properties
 """
 
+# The commit is two transactions, in this order (docs/graph-model.md, "Readers"): first the
+# job's status, then the document's version. `unpublished` marks a job between the two, so
+# `jobs recover` can finish a commit that stopped after the first.
 COMMIT_JOB: LiteralString = """
 MATCH (j:Job {id: $jobId}) WHERE j.status = 'RUNNING'
-MATCH (d:Document {id: j.documentId})
 SET j.status = 'COMMITTED', j.finishedAt = datetime(),
-    j.contentHash = coalesce($contentHash, j.contentHash),
-    d.currentVersion = CASE WHEN j.version > d.currentVersion THEN j.version
+    j.contentHash = coalesce($contentHash, j.contentHash), j.unpublished = true
+RETURN j.id AS id
+"""
+
+PUBLISH_VERSION: LiteralString = """
+MATCH (j:Job {id: $jobId}) WHERE j.status = 'COMMITTED'
+MATCH (d:Document {id: j.documentId})
+SET d.currentVersion = CASE WHEN j.version > d.currentVersion THEN j.version
                             ELSE d.currentVersion END,
     d.title = coalesce(j.title, d.title), d.uri = coalesce(j.uri, d.uri)
+REMOVE j.unpublished
 RETURN d.currentVersion AS currentVersion
 """
+
+UNPUBLISHED_JOBS: LiteralString = """
+MATCH (j:Job {status: 'COMMITTED'}) WHERE j.unpublished
+RETURN j.id AS id ORDER BY j.finishedAt
+"""
+
+JOB_STATUS: LiteralString = "MATCH (j:Job {id: $jobId}) RETURN j.status AS status"
 
 FAIL_JOB: LiteralString = """
 MATCH (j:Job {id: $jobId}) WHERE j.status = 'RUNNING'
@@ -186,22 +204,43 @@ async def write_relations(graph: Graph, job: Job, relations: Sequence[dict[str, 
 
 
 async def commit_job(graph: Graph, job: Job, content_hash: str | None = None) -> int:
-    """Flip the job to COMMITTED and the document to its version, in one transaction.
+    """Commit the job: its status, then its document's version, in that order, each in its
+    own transaction (docs/graph-model.md, "Readers", says why the order matters).
 
-    `content_hash` (of the loaded line) is kept on the job, in the same transaction, so a
-    reload of the same line can be recognised as unchanged.
+    `content_hash` (of the loaded line) is kept on the job with its status, so a reload of
+    the same line can be recognised as unchanged. A job whose status was committed is never
+    failed: if the second step does not happen, `jobs recover` finishes it.
     """
-    rows = await graph.write(COMMIT_JOB, {"jobId": job.id, "contentHash": content_hash})
-    if not rows:
+    if not await graph.write(COMMIT_JOB, {"jobId": job.id, "contentHash": content_hash}):
         raise RuntimeError(f"job {job.id} is no longer RUNNING; it was recovered meanwhile")
+    return await _publish(graph, job.id)
+
+
+async def _publish(graph: Graph, job_id: str) -> int:
+    # Idempotent (the version never moves backwards), so a recovery running beside a live
+    # commit does no harm.
+    rows = await graph.write(PUBLISH_VERSION, {"jobId": job_id})
+    if not rows:
+        raise RuntimeError(f"job {job_id} has no document to publish to")
     return int(rows[0]["currentVersion"])
 
 
 async def fail_job(graph: Graph, job_id: str) -> None:
-    """Mark a RUNNING job FAILED and remove everything it wrote."""
+    """Mark a RUNNING job FAILED and remove everything it wrote; a committed job is left."""
     await graph.write(FAIL_JOB, {"jobId": job_id})
+    status = await graph.read(JOB_STATUS, {"jobId": job_id})
+    if not status or status[0]["status"] != "FAILED":
+        return
     for statement in (REMOVE_JOB_CHUNKS, REMOVE_JOB_RELATIONS, REMOVE_JOB_ENTITIES):
         await graph.auto_commit(statement, {"jobId": job_id})
+
+
+async def publish_committed_jobs(graph: Graph) -> list[str]:
+    """Finish every commit that stopped between its two steps; return the jobs' ids."""
+    job_ids = [row["id"] for row in await graph.read(UNPUBLISHED_JOBS, {})]
+    for job_id in job_ids:
+        await _publish(graph, job_id)
+    return job_ids
 
 
 async def recover_stale_jobs(graph: Graph, older_than: timedelta) -> list[str]:

@@ -1,8 +1,7 @@
-"""The write path (SPEC §2): a document version is a job, committed in one transaction."""
+"""The write path (SPEC §2): a document version is a job, all or nothing for every reader."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
 import subprocess
@@ -13,7 +12,9 @@ from datetime import timedelta
 from contract.scope import Scope
 from graph import jobs, lookups
 from graph.driver import Graph
+from tests.conftest import wipe
 from tests.graph_builder import GraphBuilder, new_id
+from tests.job_stress import read_lookups, run_stress
 
 SCOPE = Scope(("acme",))
 
@@ -23,46 +24,56 @@ async def visible(graph: Graph, passage_ids: list[str]) -> set[str]:
     return {record.id for record in records if record is not None}
 
 
-async def test_a_reader_running_concurrently_with_a_job_never_sees_part_of_a_version(
+# `JOB_STRESS_ROUNDS=50` runs the stress test 50 times in one session (the loop in the
+# closing note of issue 13); the suite runs it once, at a fixed number of commits.
+STRESS_ROUNDS = int(os.environ.get("JOB_STRESS_ROUNDS", "1"))
+
+
+async def test_a_job_is_all_or_nothing_for_every_reader_at_every_instant(graph: Graph) -> None:
+    """Readers of every kind that applies the visibility rule, concurrent with writers
+    committing a fixed number of versions: no answer shows neither version, a mix of two, or
+    a version older than the one committed before it began (tests/job_stress.py)."""
+    for round_number in range(1, STRESS_ROUNDS + 1):
+        if round_number > 1:
+            await wipe(graph)
+        world = await run_stress(graph, documents=2, commits=4, copies=2)
+        assert world.anomalies == [], (round_number, world.anomalies[:20], len(world.anomalies))
+        assert set(world.reads) >= {
+            "lookup",
+            "evidence",
+            "entity search",
+            "passage search LEXICAL",
+            "passage search SEMANTIC",
+            "walk",
+        }, world.reads
+        # After the last commit every reader sees the last version.
+        last = {d.id: d.committed for d in world.documents.values()}
+        assert all(n == 5 for n in last.values())
+        await read_lookups(world, last)
+        assert world.anomalies == []
+
+
+async def test_a_commit_stopped_between_its_steps_leaves_the_old_version_and_recover_ends_it(
     graph: Graph, builder: GraphBuilder
 ) -> None:
-    first = await builder.version("acme", [f"v1 passage {i}" for i in range(50)])
-    versions = [set(first.passage_ids)]
-    every_id = list(first.passage_ids)
-    observed: list[set[str]] = []
-    writing = True
+    first = await builder.version("acme", ["old"])
+    second = await builder.version("acme", ["new"], document_id=first.document_id, commit=False)
+    # The first step alone, as if the loader died before the second.
+    await graph.write(jobs.COMMIT_JOB, {"jobId": second.job.id, "contentHash": None})
+    assert await visible(graph, [*first.passage_ids, *second.passage_ids]) == set(first.passage_ids)
+    assert await jobs.publish_committed_jobs(graph) == [second.job.id]
+    assert await visible(graph, [*first.passage_ids, *second.passage_ids]) == set(
+        second.passage_ids
+    )
+    assert await jobs.publish_committed_jobs(graph) == []
 
-    async def reader() -> None:
-        while writing:
-            observed.append(await visible(graph, every_id))
 
-    async def writer() -> None:
-        nonlocal writing
-        for number in range(2, 12):
-            job = await jobs.begin_job(graph, first.document_id, "acme")
-            ids = [new_id() for _ in range(50)]
-            every_id.extend(ids)
-            for start in range(0, 50, 10):  # several batches, so a partial state exists
-                await jobs.write_passages(
-                    graph,
-                    job,
-                    [
-                        {"id": pid, "position": start + i, "text": f"v{number} passage"}
-                        for i, pid in enumerate(ids[start : start + 10])
-                    ],
-                )
-                await asyncio.sleep(0.01)
-            await jobs.commit_job(graph, job)
-            versions.append(set(ids))
-        writing = False
-
-    await asyncio.gather(reader(), reader(), reader(), writer())
-    assert len(observed) > 40, "the reader should have run many times during the jobs"
-    for seen in observed:
-        assert any(seen == whole for whole in versions), (
-            f"saw part of a version: {len(seen)} passages"
-        )
-    assert await visible(graph, every_id) == versions[-1]
+async def test_a_committed_job_is_never_failed_or_cleaned(
+    graph: Graph, builder: GraphBuilder
+) -> None:
+    version = await builder.version("acme", ["kept"])
+    await jobs.fail_job(graph, version.job.id)
+    assert await visible(graph, version.passage_ids) == set(version.passage_ids)
 
 
 KILLED_WRITER = textwrap.dedent(
