@@ -23,9 +23,14 @@ from typing import Any, LiteralString
 
 from graph.driver import Graph
 
+# Setting a property takes the document's write lock before the versions are read, so two
+# jobs of one document allocate one after the other: the second reads the first's Job
+# (committed with the lock's release) and never takes its version. The property is removed in
+# the same transaction, so no reader ever sees it.
 BEGIN_JOB: LiteralString = """
 MERGE (d:Document {id: $documentId})
   ON CREATE SET d.workspace = $workspace, d.currentVersion = 0
+SET d.allocatingVersion = true
 WITH d
 OPTIONAL MATCH (earlier:Job {documentId: d.id})
 WITH d, max(earlier.version) AS lastJobVersion
@@ -33,6 +38,7 @@ WITH d, CASE WHEN lastJobVersion > d.currentVersion THEN lastJobVersion
              ELSE d.currentVersion END + 1 AS version
 CREATE (j:Job {id: $jobId, status: 'RUNNING', documentId: d.id, version: version,
                startedAt: datetime(), title: $title, uri: $uri})
+REMOVE d.allocatingVersion
 RETURN d.workspace AS workspace, version
 """
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -144,6 +145,16 @@ async def test_recover_removes_entities_and_relations_only_the_failed_job_create
     relations = await graph.read("MATCH ()-[r:MET]->() RETURN count(r) AS n", {})
     assert relations[0]["n"] == 0
     assert await visible(graph, kept.passage_ids) == set(kept.passage_ids)
+
+
+async def test_two_jobs_writing_one_document_at_once_never_share_a_version(
+    graph: Graph, builder: GraphBuilder
+) -> None:
+    first = await builder.version("acme", ["v1"])
+    started = await asyncio.gather(
+        *(jobs.begin_job(graph, first.document_id, "acme") for _ in range(20))
+    )
+    assert sorted(job.version for job in started) == list(range(2, 22))
 
 
 async def test_loading_a_document_again_makes_the_old_passages_superseded(
