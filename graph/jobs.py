@@ -161,6 +161,13 @@ MATCH (s:StagedRelation {stagedJobId: $jobId})
 CALL (s) { DELETE s } IN TRANSACTIONS OF 5000 ROWS
 """
 
+# Everything a job that never committed wrote, each found by the job's id.
+REMOVE_JOB_WRITES: tuple[LiteralString, ...] = (
+    REMOVE_JOB_CHUNKS,
+    REMOVE_JOB_STAGED_ENTITIES,
+    REMOVE_JOB_STAGED_RELATIONS,
+)
+
 STALE_JOBS: LiteralString = """
 MATCH (j:Job {status: 'RUNNING'})
 WHERE j.startedAt < datetime() - duration({seconds: $olderThanSeconds})
@@ -273,7 +280,7 @@ async def fail_job(graph: Graph, job_id: str) -> None:
     status = await graph.read(JOB_STATUS, {"jobId": job_id})
     if not status or status[0]["status"] != "FAILED":
         return
-    for statement in (REMOVE_JOB_CHUNKS, REMOVE_JOB_STAGED_ENTITIES, REMOVE_JOB_STAGED_RELATIONS):
+    for statement in REMOVE_JOB_WRITES:
         await graph.auto_commit(statement, {"jobId": job_id})
 
 

@@ -9,10 +9,12 @@ import subprocess
 import sys
 import textwrap
 from datetime import timedelta
+from typing import Any
 
 from contract.scope import Scope
 from graph import jobs, lookups
 from graph.driver import Graph
+from graph.graph_schema import apply_constraints
 from tests.conftest import wipe
 from tests.graph_builder import GraphBuilder, new_id
 from tests.job_stress import read_lookups, run_stress
@@ -179,3 +181,50 @@ async def test_a_document_id_cannot_move_to_another_workspace(
     else:
         raise AssertionError("a document must not change workspace")
     assert await visible(graph, first.passage_ids) == set(first.passage_ids)
+
+
+async def profiled_db_hits(graph: Graph, statement: str, parameters: dict[str, object]) -> int:
+    """Database hits of `statement` (which manages its own transactions), by PROFILE."""
+    async with graph.driver.session(database=graph.database) as session:
+        result = await session.run("PROFILE " + statement, parameters)
+        summary = await result.consume()
+
+    def hits(plan: dict[str, Any]) -> int:
+        return int(plan.get("dbHits", 0)) + sum(hits(c) for c in plan.get("children", []))
+
+    assert summary.profile is not None
+    return hits(summary.profile)
+
+
+async def test_recover_finds_a_jobs_writes_without_reading_the_stores_relationships(
+    graph: Graph, builder: GraphBuilder
+) -> None:
+    """`jobs recover` removes a job's chunks and staging by its id, through indexes: its
+    work does not grow with the relationships the store holds."""
+    await apply_constraints(graph)
+    kept = await builder.version("acme", ["Ada met Grace."], mentions={"Ada": [0], "Grace": [0]})
+
+    async def recovery_hits() -> int:
+        stale = await builder.version(
+            "acme",
+            ["Ada met Linus.", "Linus alone."],
+            mentions={"Ada": [0], "Linus": [0, 1]},
+            relations=[("Ada", "MET", "Linus", [0]), ("Linus", "MET", "Grace", [1])],
+            commit=False,
+        )
+        await graph.write(jobs.FAIL_JOB, {"jobId": stale.job.id})
+        return sum(
+            [
+                await profiled_db_hits(graph, statement, {"jobId": stale.job.id})
+                for statement in jobs.REMOVE_JOB_WRITES
+            ]
+        )
+
+    small = await recovery_hits()
+    await graph.write(
+        "MATCH (a:Entity {id: $ada}), (g:Entity {id: $grace})"
+        " UNWIND range(1, 5000) AS i CREATE (a)-[:KNOWS {id: toString(i)}]->(g)",
+        {"ada": builder.entity_id("Ada"), "grace": builder.entity_id("Grace")},
+    )
+    assert await recovery_hits() == small
+    assert await visible(graph, kept.passage_ids) == set(kept.passage_ids)
