@@ -46,6 +46,7 @@ from api.request_record import RequestRecord
 from api.services import Services
 from api.settings import Secret, Settings
 from embedding.base import Embedder, EmbedderIdentity
+from embedding.query_cache import QueryEmbedder
 from graph.driver import StatementOutcome
 
 MULTIPROC_DIR = "PROMETHEUS_MULTIPROC_DIR"
@@ -129,7 +130,7 @@ class Metrics:
     def attach(self, services: Services) -> None:
         services.graph.instruments.append(self)
         query_embedder = services.query_embedder
-        if query_embedder is not None and hasattr(query_embedder, "embedder"):
+        if isinstance(query_embedder, QueryEmbedder):  # a test may script its own
             query_embedder.embedder = MeasuredEmbedder(query_embedder.embedder, self)
             query_embedder.stats.listeners.append(self.cache_lookup)
 

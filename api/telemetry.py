@@ -38,6 +38,7 @@ from api.request_log import operation_of
 from api.services import Services
 from api.settings import Settings
 from embedding.base import Embedder, EmbedderIdentity
+from embedding.query_cache import QueryEmbedder
 from graph.driver import StatementOutcome
 from graph.statement_names import statement_name
 
@@ -95,7 +96,7 @@ class Tracing:
     def attach(self, services: Services) -> None:
         services.graph.instruments.append(StatementSpans(self.tracer, services.graph.database))
         query_embedder = services.query_embedder
-        if query_embedder is not None and hasattr(query_embedder, "embedder"):
+        if isinstance(query_embedder, QueryEmbedder):  # a test may script its own
             query_embedder.embedder = TracedEmbedder(query_embedder.embedder, self.tracer)
 
     def close(self) -> None:

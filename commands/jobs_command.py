@@ -1,5 +1,6 @@
 """`evidencegraph jobs recover [--older-than DURATION]`: fail stale RUNNING jobs and remove
-what they wrote (contract §2, §11). Only this command recovers; `serve` never changes data."""
+what they wrote, and finish commits that stopped between their two steps (contract §2, §11).
+Only this command recovers; `serve` never changes data."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from api.lifespan import open_graph
 from api.settings import Settings
 from commands.exit_codes import EXIT_OK
 from commands.runtime import run_command
-from graph.jobs import recover_stale_jobs
+from graph.jobs import publish_committed_jobs, recover_stale_jobs
 
 _DURATION = re.compile(r"(\d+)([smhd])")
 _UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
@@ -33,6 +34,9 @@ def _handle(arguments: argparse.Namespace) -> int:
     async def recover(settings: Settings) -> int:
         async with open_graph(settings) as graph:
             failed = await recover_stale_jobs(graph, arguments.older_than)
+            published = await publish_committed_jobs(graph)
+        for job_id in published:
+            print(f"finished the commit of job {job_id}")
         for job_id in failed:
             print(f"failed and cleaned up job {job_id}")
         print(f"{len(failed)} stale job(s) recovered")

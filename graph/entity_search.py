@@ -32,7 +32,11 @@ from graph.driver import Graph
 from graph.lookups import ENTITY_MAP, PASSAGE_MAP, scoped
 from graph.records import EntityRecord, PassageRecord
 from graph.search_ranking import RANK_AND_FUSE
-from graph.visibility import entity_returnable, visible_passages_of_entity
+from graph.visibility import (
+    entity_returnable,
+    versions_of_mentions,
+    visible_passages_of_entity,
+)
 from retrieval.lexical_rule import LexicalRequest
 
 # The content words of a candidate's name (retrieval/lexical_rule.py `content_words`): runs of
@@ -141,11 +145,19 @@ _SEMANTIC_LIST_FROM_STORE: LiteralString = (
     " }" + _KEEP_RETURNABLE_SEMANTIC
 )
 
-# Ranks among returnable entities, fusion, and the winners' support and evidence.
+# Ranks among returnable entities, fusion, and the winners' support and evidence, decided by
+# one read of each document's version for all winners (graph/visibility.py says why).
 _FUSE_AND_SUPPORT: LiteralString = (
-    RANK_AND_FUSE
-    + " CALL (node) { "
-    + visible_passages_of_entity("node", "$evidenceK")
+    RANK_AND_FUSE + " WITH collect({node: node, score: score, lexicalRank: lexicalRank,"
+    "  semanticRank: semanticRank}) AS winners"
+    " CALL (winners) { "
+    + versions_of_mentions("[winner IN winners | winner.node]", "versions")
+    + " }"
+    " UNWIND winners AS winner"
+    " WITH winner.node AS node, winner.score AS score, winner.lexicalRank AS lexicalRank,"
+    "  winner.semanticRank AS semanticRank, versions"
+    " CALL (node, versions) { "
+    + visible_passages_of_entity("node", "$evidenceK", "versions")
     + "  RETURN collect(c.id) AS evidenceIds,"
     "   collect(CASE WHEN $withText THEN " + PASSAGE_MAP + " END) AS passages"
     " }"

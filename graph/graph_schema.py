@@ -34,6 +34,8 @@ CONSTRAINTS: tuple[LiteralString, ...] = (
     "CREATE INDEX chunk_job_id IF NOT EXISTS FOR (n:Chunk) ON (n.jobId)",
     "CREATE INDEX job_status IF NOT EXISTS FOR (n:Job) ON (n.status)",
     "CREATE INDEX job_document_id IF NOT EXISTS FOR (n:Job) ON (n.documentId)",
+    "CREATE INDEX staged_entity_job_id IF NOT EXISTS FOR (n:StagedEntity) ON (n.jobId)",
+    "CREATE INDEX staged_relation_job_id IF NOT EXISTS FOR (n:StagedRelation) ON (n.stagedJobId)",
 )
 
 ENTITY_LABELS_PRESENT: LiteralString = (

@@ -1,13 +1,16 @@
 """The write path (contract §2): writing one document version is a job.
 
     1. begin   create Job{RUNNING} with version = the document's next version
-    2. write   chunks carrying `jobId` and that version, then mentions and relations
-    3. commit  in ONE transaction: Job.status = 'COMMITTED' and Document.currentVersion
+    2. write   chunks carrying `jobId` and that version; entities, mentions and relations
+               staged on the job's own nodes
+    3. commit  Job.status = 'COMMITTED', then, in a second transaction, Document.currentVersion
 
-Until step 3 nothing the job wrote is current, so readers see the old version whole or the
-new one whole. A crash leaves a RUNNING job behind; `recover_stale_jobs` marks it FAILED and
-removes what it wrote. Entities and relations merge by id across documents; the ones a job
-created carry `createdByJob` so recovery can remove them when nothing else uses them.
+Until step 3 nothing the job wrote is current, and because every read reads a document's
+version before the jobs of its passages (graph/visibility.py), readers see the old version
+whole or the new one whole (docs/graph-model.md, "Readers"). A crash leaves a RUNNING job
+behind; `recover_stale_jobs` marks it FAILED and removes what it wrote: its chunks and its
+staging, the only things it wrote. Entities and relations merge by id across documents when
+a commit applies them.
 """
 
 from __future__ import annotations
@@ -20,9 +23,14 @@ from typing import Any, LiteralString
 
 from graph.driver import Graph
 
+# Setting a property takes the document's write lock before the versions are read, so two
+# jobs of one document allocate one after the other: the second reads the first's Job
+# (committed with the lock's release) and never takes its version. The property is removed in
+# the same transaction, so no reader ever sees it.
 BEGIN_JOB: LiteralString = """
 MERGE (d:Document {id: $documentId})
   ON CREATE SET d.workspace = $workspace, d.currentVersion = 0
+SET d.allocatingVersion = true
 WITH d
 OPTIONAL MATCH (earlier:Job {documentId: d.id})
 WITH d, max(earlier.version) AS lastJobVersion
@@ -30,6 +38,7 @@ WITH d, CASE WHEN lastJobVersion > d.currentVersion THEN lastJobVersion
              ELSE d.currentVersion END + 1 AS version
 CREATE (j:Job {id: $jobId, status: 'RUNNING', documentId: d.id, version: version,
                startedAt: datetime(), title: $title, uri: $uri})
+REMOVE d.allocatingVersion
 RETURN d.workspace AS workspace, version
 """
 
@@ -42,41 +51,91 @@ SET c.embedding = p.embedding
 CREATE (d)-[:HAS_PART]->(c)
 """
 
+# What a job writes besides its own passages (entities, their labels and mentions, relations)
+# touches nodes other jobs and readers share, so it is staged on nodes of the job's own
+# (:StagedEntity, :StagedRelation, keyed by the job's id) and applied by the commit's second
+# transaction, with the version (docs/graph-model.md, "What a job writes to stored things").
 WRITE_ENTITIES: LiteralString = """
 UNWIND $entities AS row
-MERGE (e:Entity {id: row.id})
-  ON CREATE SET e.createdByJob = $jobId
-SET e.name = row.name, e.lastJob = $jobId,
-    e.description = coalesce(row.description, e.description),
-    e.embedding = coalesce(row.embedding, e.embedding)
-SET e:$(row.labels)
-WITH e, row
-UNWIND row.mentions AS passageId
-MATCH (c:Chunk {id: passageId})
-MERGE (e)-[:MENTIONED_IN]->(c)
+CREATE (s:StagedEntity {jobId: $jobId, id: row.id, name: row.name, labels: row.labels,
+                        mentions: row.mentions})
+SET s.description = row.description, s.embedding = row.embedding
 """
+
+# A staged relation carries the relation's own properties under their names, and what the
+# commit needs under the STAGED_RELATION_KEYS, which a bundle may not use (ingest/bundle_checks).
+STAGED_RELATION_KEYS: tuple[str, ...] = (
+    "stagedJobId",
+    "stagedId",
+    "stagedType",
+    "stagedSource",
+    "stagedTarget",
+    "stagedPassageIds",
+)
 
 WRITE_RELATIONS: LiteralString = """
 UNWIND $relations AS row
-MATCH (source:Entity {id: row.source}), (target:Entity {id: row.target})
-MERGE (source)-[r:$(row.type) {id: row.id}]->(target)
-  ON CREATE SET r.createdByJob = $jobId, r.passageIds = []
-SET r.passageIds = reduce(ids = coalesce(r.passageIds, []), p IN row.passageIds |
-                          CASE WHEN p IN ids THEN ids ELSE ids + p END),
-    r.lastJob = $jobId
-SET r += row.properties
+CREATE (s:StagedRelation)
+SET s = row.properties
+SET s.stagedJobId = $jobId, s.stagedId = row.id, s.stagedType = row.type,
+    s.stagedSource = row.source, s.stagedTarget = row.target, s.stagedPassageIds = row.passageIds
 """
 
+# The commit is two transactions, in this order (docs/graph-model.md, "Readers"): first the
+# job's status, then the document's version. `unpublished` marks a job between the two, so
+# `jobs recover` can finish a commit that stopped after the first.
 COMMIT_JOB: LiteralString = """
 MATCH (j:Job {id: $jobId}) WHERE j.status = 'RUNNING'
-MATCH (d:Document {id: j.documentId})
 SET j.status = 'COMMITTED', j.finishedAt = datetime(),
-    j.contentHash = coalesce($contentHash, j.contentHash),
-    d.currentVersion = CASE WHEN j.version > d.currentVersion THEN j.version
+    j.contentHash = coalesce($contentHash, j.contentHash), j.unpublished = true
+RETURN j.id AS id
+"""
+
+# The second step: what the job staged, then the version, in one transaction. Entities merge
+# by id across documents (the last committed writer's name wins); a relation's `passageIds`
+# are the union of what every job said. Idempotent: the staging is deleted as it is applied,
+# and the version never moves backwards.
+PUBLISH_VERSION: LiteralString = """
+MATCH (j:Job {id: $jobId}) WHERE j.status = 'COMMITTED'
+CALL (j) {
+  MATCH (s:StagedEntity {jobId: j.id})
+  MERGE (e:Entity {id: s.id})
+  SET e.name = s.name, e.description = coalesce(s.description, e.description),
+      e.embedding = coalesce(s.embedding, e.embedding)
+  SET e:$(s.labels)
+  WITH e, s
+  CALL (e, s) {
+    UNWIND s.mentions AS passageId
+    MATCH (c:Chunk {id: passageId})
+    MERGE (e)-[:MENTIONED_IN]->(c)
+  }
+  DELETE s
+}
+CALL (j) {
+  MATCH (s:StagedRelation {stagedJobId: j.id})
+  MATCH (source:Entity {id: s.stagedSource}), (target:Entity {id: s.stagedTarget})
+  MERGE (source)-[r:$(s.stagedType) {id: s.stagedId}]->(target)
+  SET r += properties(s)
+  SET r.passageIds = reduce(ids = coalesce(r.passageIds, []), p IN s.stagedPassageIds |
+                            CASE WHEN p IN ids THEN ids ELSE ids + p END)
+  REMOVE r.stagedJobId, r.stagedId, r.stagedType, r.stagedSource, r.stagedTarget,
+         r.stagedPassageIds
+  DELETE s
+}
+MATCH (d:Document {id: j.documentId})
+SET d.currentVersion = CASE WHEN j.version > d.currentVersion THEN j.version
                             ELSE d.currentVersion END,
     d.title = coalesce(j.title, d.title), d.uri = coalesce(j.uri, d.uri)
+REMOVE j.unpublished
 RETURN d.currentVersion AS currentVersion
 """
+
+UNPUBLISHED_JOBS: LiteralString = """
+MATCH (j:Job {status: 'COMMITTED'}) WHERE j.unpublished
+RETURN j.id AS id ORDER BY j.finishedAt
+"""
+
+JOB_STATUS: LiteralString = "MATCH (j:Job {id: $jobId}) RETURN j.status AS status"
 
 FAIL_JOB: LiteralString = """
 MATCH (j:Job {id: $jobId}) WHERE j.status = 'RUNNING'
@@ -90,16 +149,24 @@ MATCH (c:Chunk {jobId: $jobId})
 CALL (c) { DETACH DELETE c } IN TRANSACTIONS OF 5000 ROWS
 """
 
-REMOVE_JOB_RELATIONS: LiteralString = """
-MATCH ()-[r]->() WHERE r.createdByJob = $jobId AND r.lastJob = $jobId
-CALL (r) { DELETE r } IN TRANSACTIONS OF 5000 ROWS
+# The job's staging, found by its job id (an index each, graph/graph_schema.py): nothing of a
+# job that never committed is outside its chunks and its staging.
+REMOVE_JOB_STAGED_ENTITIES: LiteralString = """
+MATCH (s:StagedEntity {jobId: $jobId})
+CALL (s) { DELETE s } IN TRANSACTIONS OF 5000 ROWS
 """
 
-REMOVE_JOB_ENTITIES: LiteralString = """
-MATCH (e:Entity {createdByJob: $jobId})
-WHERE e.lastJob = $jobId AND NOT EXISTS { (e)--() }
-CALL (e) { DELETE e } IN TRANSACTIONS OF 5000 ROWS
+REMOVE_JOB_STAGED_RELATIONS: LiteralString = """
+MATCH (s:StagedRelation {stagedJobId: $jobId})
+CALL (s) { DELETE s } IN TRANSACTIONS OF 5000 ROWS
 """
+
+# Everything a job that never committed wrote, each found by the job's id.
+REMOVE_JOB_WRITES: tuple[LiteralString, ...] = (
+    REMOVE_JOB_CHUNKS,
+    REMOVE_JOB_STAGED_ENTITIES,
+    REMOVE_JOB_STAGED_RELATIONS,
+)
 
 STALE_JOBS: LiteralString = """
 MATCH (j:Job {status: 'RUNNING'})
@@ -186,22 +253,43 @@ async def write_relations(graph: Graph, job: Job, relations: Sequence[dict[str, 
 
 
 async def commit_job(graph: Graph, job: Job, content_hash: str | None = None) -> int:
-    """Flip the job to COMMITTED and the document to its version, in one transaction.
+    """Commit the job: its status, then its document's version, in that order, each in its
+    own transaction (docs/graph-model.md, "Readers", says why the order matters).
 
-    `content_hash` (of the loaded line) is kept on the job, in the same transaction, so a
-    reload of the same line can be recognised as unchanged.
+    `content_hash` (of the loaded line) is kept on the job with its status, so a reload of
+    the same line can be recognised as unchanged. A job whose status was committed is never
+    failed: if the second step does not happen, `jobs recover` finishes it.
     """
-    rows = await graph.write(COMMIT_JOB, {"jobId": job.id, "contentHash": content_hash})
-    if not rows:
+    if not await graph.write(COMMIT_JOB, {"jobId": job.id, "contentHash": content_hash}):
         raise RuntimeError(f"job {job.id} is no longer RUNNING; it was recovered meanwhile")
+    return await _publish(graph, job.id)
+
+
+async def _publish(graph: Graph, job_id: str) -> int:
+    # Idempotent (the version never moves backwards), so a recovery running beside a live
+    # commit does no harm.
+    rows = await graph.write(PUBLISH_VERSION, {"jobId": job_id})
+    if not rows:
+        raise RuntimeError(f"job {job_id} has no document to publish to")
     return int(rows[0]["currentVersion"])
 
 
 async def fail_job(graph: Graph, job_id: str) -> None:
-    """Mark a RUNNING job FAILED and remove everything it wrote."""
+    """Mark a RUNNING job FAILED and remove everything it wrote; a committed job is left."""
     await graph.write(FAIL_JOB, {"jobId": job_id})
-    for statement in (REMOVE_JOB_CHUNKS, REMOVE_JOB_RELATIONS, REMOVE_JOB_ENTITIES):
+    status = await graph.read(JOB_STATUS, {"jobId": job_id})
+    if not status or status[0]["status"] != "FAILED":
+        return
+    for statement in REMOVE_JOB_WRITES:
         await graph.auto_commit(statement, {"jobId": job_id})
+
+
+async def publish_committed_jobs(graph: Graph) -> list[str]:
+    """Finish every commit that stopped between its two steps; return the jobs' ids."""
+    job_ids = [row["id"] for row in await graph.read(UNPUBLISHED_JOBS, {})]
+    for job_id in job_ids:
+        await _publish(graph, job_id)
+    return job_ids
 
 
 async def recover_stale_jobs(graph: Graph, older_than: timedelta) -> list[str]:

@@ -16,9 +16,11 @@ from graph.driver import Graph
 from graph.records import DocumentRecord, EntityRecord, PassageRecord
 from graph.visibility import (
     document_in_scope,
+    document_versions,
     document_visible,
     entity_returnable,
-    keep_current,
+    passage_current_in,
+    versions_of_mentions,
     visible_passages_of_entity,
 )
 
@@ -44,12 +46,18 @@ ENTITY_MAP: LiteralString = (
     " labels: [label IN labels(e) WHERE NOT label IN $graphOwnedLabels]}"
 )
 
+# The versions are read first, in a subquery of their own (graph/visibility.py says why).
 PASSAGES_BY_ID: LiteralString = (
-    "UNWIND $keys AS key"
+    "CALL () {"
+    " UNWIND $keys AS key"
+    " MATCH (d:Document)-[:HAS_PART]->(:Chunk {id: key})"
+    " WHERE " + document_in_scope("d") + document_versions("d", "versions") + " }"
+    " UNWIND $keys AS key"
     " MATCH (d:Document)-[:HAS_PART]->(c:Chunk {id: key})"
     " WHERE "
     + document_in_scope("d")
-    + keep_current("d", "c")
+    + " AND "
+    + passage_current_in("c", "d", "versions")
     + " RETURN c.id AS key, "
     + PASSAGE_MAP
     + " AS passage"
@@ -67,11 +75,23 @@ ENTITIES_BY_ID: LiteralString = (
     " WHERE " + entity_returnable("e") + " RETURN key, " + ENTITY_MAP + " AS entity"
 )
 
-EVIDENCE_IDS_BY_ENTITY_ID: LiteralString = (
-    "UNWIND $keys AS key"
+# Every key's evidence is decided by one read of each document's version, so the evidence of
+# two entities in one batch never shows two versions of one document.
+EVIDENCE_BY_ENTITY_ID: LiteralString = (
+    "CALL () {"
+    " UNWIND $keys AS key MATCH (e:Entity {id: key.id})"
+    " WITH collect(e) AS entities"
+    " CALL (entities) { " + versions_of_mentions("entities", "versions") + " }"
+    " RETURN versions"
+    " }"
+    " UNWIND $keys AS key"
     " MATCH (e:Entity {id: key.id})"
-    " CALL (e) { " + visible_passages_of_entity("e", "$maxLimit") + " RETURN collect(c.id) AS ids }"
-    " RETURN key, ids[..key.limit] AS ids"
+    " CALL (e, versions) { "
+    + visible_passages_of_entity("e", "$maxLimit", "versions")
+    + " RETURN collect("
+    + PASSAGE_MAP
+    + ") AS passages }"
+    " RETURN key, passages[..key.limit] AS passages"
 )
 
 
@@ -104,18 +124,27 @@ async def entities_by_id(
     return [found.get(key) for key in keys]
 
 
-async def evidence_ids_by_entity_id(
+async def evidence_by_entity_id(
     graph: Graph, scope: Scope, keys: Sequence[tuple[str, int]]
-) -> list[list[str]]:
-    """Keys are (entity id, limit); values the visible passage ids, in evidence order."""
+) -> list[list[PassageRecord]]:
+    """Keys are (entity id, limit); values the visible passages, in evidence order.
+
+    The passages come with their text from the statement that found them current: reading
+    the text by id in a second statement could meet a commit in between and find none.
+    """
     unique = list(dict.fromkeys(keys))
     rows = await graph.read(
-        EVIDENCE_IDS_BY_ENTITY_ID,
+        EVIDENCE_BY_ENTITY_ID,
         scoped(
             scope,
             keys=[{"id": entity_id, "limit": limit} for entity_id, limit in unique],
             maxLimit=max((limit for _, limit in unique), default=0),
         ),
     )
-    found = {(row["key"]["id"], row["key"]["limit"]): list(row["ids"]) for row in rows}
+    found = {
+        (row["key"]["id"], row["key"]["limit"]): [
+            PassageRecord.from_map(p) for p in row["passages"]
+        ]
+        for row in rows
+    }
     return [found.get(key, []) for key in keys]

@@ -17,42 +17,92 @@ from graph.driver import Graph
 from graph.lookups import PASSAGE_MAP, scoped
 from graph.records import PassageRecord
 from graph.search_ranking import RANK_AND_FUSE
-from graph.visibility import passage_visible
+from graph.visibility import document_in_scope, document_versions, passage_current_in
 
-_VISIBLE_NODE: LiteralString = (
-    "EXISTS { MATCH (candidateDoc:Document)-[:HAS_PART]->(node)"
-    " WHERE " + passage_visible("node", "candidateDoc") + " }"
-)
 
+# Candidates of one index read: `{node, score, d}`, with `d` the passage's document when it
+# is in scope, else null (such a candidate is never visible but still counts toward a read
+# that "came back full").
+def _read(call: LiteralString, into: LiteralString) -> LiteralString:
+    return (
+        call
+        + " OPTIONAL MATCH (d:Document)-[:HAS_PART]->(node) WHERE "
+        + document_in_scope("d")
+        + " RETURN collect({node: node, score: score, d: d}) AS "
+        + into
+    )
+
+
+def _versions(reads: LiteralString, into: LiteralString, known: LiteralString) -> LiteralString:
+    """The versions of the documents of the candidates in `reads` (graph/visibility.py)."""
+    return (
+        "CALL (*) { UNWIND "
+        + reads
+        + " AS hit WITH hit.d AS d WHERE d IS NOT NULL"
+        + document_versions("d", into, known)
+        + " }"
+    )
+
+
+def _visible(hit: LiteralString, versions: LiteralString) -> LiteralString:
+    return f"({hit}.d IS NOT NULL AND {passage_current_in(hit + '.node', hit + '.d', versions)})"
+
+
+def _ranked(read: LiteralString, into: LiteralString) -> LiteralString:
+    """The visible candidates of `read`, best first (ties by id), as `{node, score}`."""
+    return (
+        "CALL (" + read + ", versions) { UNWIND " + read + " AS hit"
+        " WITH hit WHERE "
+        + _visible("hit", "versions")
+        + " WITH hit.node AS node, hit.score AS score ORDER BY score DESC, node.id"
+        " RETURN collect({node: node, score: score}) AS " + into + " }"
+    )
+
+
+# The candidates are read first; then each document they belong to has its version read once
+# (the documents of a read at the cap are added to those already read), and only then are the
+# candidates' jobs read (graph/visibility.py says why).
 SEARCH_PASSAGES: LiteralString = (
     "CALL () {"
     " UNWIND $lexicalIndexes AS index"
-    " CALL db.index.fulltext.queryNodes(index, $lexicalQuery, {limit: $lexicalK})"
-    " YIELD node, score"
-    " WITH node, score WHERE " + _VISIBLE_NODE + " WITH node, score ORDER BY score DESC, node.id"
-    " RETURN collect({node: node, score: score}) AS lexical"
-    " }"
+    + _read(
+        " CALL db.index.fulltext.queryNodes(index, $lexicalQuery, {limit: $lexicalK})"
+        " YIELD node, score",
+        "lexicalRead",
+    )
+    + " }"
     " CALL () {"
     " UNWIND $semanticIndexes AS index"
-    " CALL (index) {"
-    "  CALL db.index.vector.queryNodes(index, $semanticK, $vector) YIELD node, score"
-    "  RETURN collect({node: node, score: 2 * score - 1, visible: " + _VISIBLE_NODE + "})"
-    "   AS firstRead"
-    " }"
-    " WITH index, firstRead,"
+    + _read(
+        " CALL db.index.vector.queryNodes(index, $semanticK, $vector) YIELD node, score"
+        " WITH node, 2 * score - 1 AS score",
+        "firstRead",
+    )
+    + " }"
+    " WITH lexicalRead, firstRead "
+    + _versions("lexicalRead + firstRead", "firstVersions", "[]")
+    + " WITH lexicalRead, firstRead, firstVersions,"
     "  size(firstRead) = $semanticK AND $capK > $semanticK"
-    "  AND size([hit IN firstRead WHERE hit.visible]) < $limit AS rereadAtCap"
-    " CALL (index, rereadAtCap) {"
-    "  WITH index WHERE rereadAtCap"
-    "  CALL db.index.vector.queryNodes(index, $capK, $vector) YIELD node, score"
-    "  RETURN collect({node: node, score: 2 * score - 1, visible: " + _VISIBLE_NODE + "})"
-    "   AS capRead"
-    " }"
-    " UNWIND CASE WHEN rereadAtCap THEN capRead ELSE firstRead END AS hit"
-    " WITH hit WHERE hit.visible"
-    " WITH hit.node AS node, hit.score AS score ORDER BY score DESC, node.id"
-    " RETURN collect({node: node, score: score}) AS semantic"
-    " }" + RANK_AND_FUSE + " MATCH (d:Document)-[:HAS_PART]->(c) WHERE c = node"
+    "  AND size([hit IN firstRead WHERE " + _visible("hit", "firstVersions") + "]) < $limit"
+    "  AS rereadAtCap"
+    " CALL (rereadAtCap) {"
+    " WITH rereadAtCap WHERE rereadAtCap"
+    " UNWIND $semanticIndexes AS index"
+    + _read(
+        " CALL db.index.vector.queryNodes(index, $capK, $vector) YIELD node, score"
+        " WITH node, 2 * score - 1 AS score",
+        "capRead",
+    )
+    + " }"
+    " WITH lexicalRead, CASE WHEN rereadAtCap THEN capRead ELSE firstRead END AS semanticRead,"
+    "  firstVersions, capRead "
+    + _versions("capRead", "capVersions", "firstVersions")
+    + " WITH lexicalRead, semanticRead, firstVersions + capVersions AS versions "
+    + _ranked("lexicalRead", "lexical")
+    + " "
+    + _ranked("semanticRead", "semantic")
+    + RANK_AND_FUSE
+    + " MATCH (d:Document)-[:HAS_PART]->(c) WHERE c = node"
     " RETURN " + PASSAGE_MAP + " AS passage, score, lexicalRank, semanticRank"
     " ORDER BY position"
 )

@@ -41,14 +41,6 @@ def passage_current(passage: LiteralString, current_version: LiteralString) -> L
     )
 
 
-def passage_visible(passage: LiteralString, document: LiteralString) -> LiteralString:
-    """`passage` is in scope and current."""
-    return (
-        f"({document_in_scope(document)}"
-        f" AND {passage_current(passage, document + '.currentVersion')})"
-    )
-
-
 def entity_returnable(entity: LiteralString) -> LiteralString:
     """At least one in-scope passage mentions `entity` (it may appear, maybe UNSUPPORTED)."""
     return (
@@ -57,39 +49,61 @@ def entity_returnable(entity: LiteralString) -> LiteralString:
     )
 
 
+def document_versions(
+    document: LiteralString, into: LiteralString, known: LiteralString = "[]"
+) -> LiteralString:
+    """The end of a subquery over rows binding `document`: RETURN `into`, a list of
+    `[document id, currentVersion]` pairs, each document read once, leaving out the
+    documents the pairs `known` already hold (the caller adds `known` to `into`).
+
+    The versions are read inside one aggregation, which finishes before the statement goes
+    on, so every `currentVersion` a statement decides with is read before any job it then
+    reads, and each document is read once per statement (docs/graph-model.md, "Readers").
+    """
+    return (
+        f" WITH DISTINCT {document} WHERE NOT {document}.id IN [pair IN {known} | pair[0]]"
+        f" RETURN collect([{document}.id, {document}.currentVersion]) AS {into}"
+    )
+
+
+def version_of(versions: LiteralString, document: LiteralString) -> LiteralString:
+    """The version `versions` (pairs from `document_versions`) holds for `document`; null,
+    so nothing of the document is current, when it holds none."""
+    return f"head([pair IN {versions} WHERE pair[0] = {document}.id | pair[1]])"
+
+
+def passage_current_in(
+    passage: LiteralString, document: LiteralString, versions: LiteralString
+) -> LiteralString:
+    """`passage` (of `document`) is current by the versions read into `versions`."""
+    return passage_current(passage, version_of(versions, document))
+
+
 def entity_supported(entity: LiteralString) -> LiteralString:
-    """At least one visible passage mentions `entity`."""
+    """At least one visible passage mentions `entity`; stops at the first one found.
+
+    Each mentioning document's version is read by an aggregation of its own, and the
+    passage's job is tested only once its version matched, so the check never reads a job
+    before the version it decides with.
+    """
     return (
         f"EXISTS {{ MATCH ({entity})-[:MENTIONED_IN]->(supportChunk:Chunk)"
         f"<-[:HAS_PART]-(supportDoc:Document)"
-        f" WHERE {passage_visible('supportChunk', 'supportDoc')} }}"
+        f" WHERE {document_in_scope('supportDoc')}"
+        " CALL (supportDoc) { RETURN max(supportDoc.currentVersion) AS supportVersion }"
+        " WITH supportChunk, supportVersion"
+        " WHERE CASE WHEN supportChunk.version = supportVersion"
+        f" THEN {passage_current('supportChunk', 'supportVersion')} ELSE false END }}"
     )
 
 
-def current_version_once(document: LiteralString, passages: LiteralString) -> LiteralString:
-    """A pipeline stage that reads each document's current version once per statement.
-
-    Neo4j reads are read-committed: a statement reading many passages while a job commits
-    could see the old version for some rows and the new one for others. Grouping the
-    passages (`passages`, a list) by document first, then reading `currentVersion` once per
-    document, keeps every document whole within one statement's answer. Binds
-    `{document}CurrentVersion`.
-    """
+def versions_of_mentions(entities: LiteralString, into: LiteralString) -> LiteralString:
+    """A subquery body: the versions (`document_versions`) of every in-scope document with a
+    passage that mentions one of `entities` (a list of :Entity nodes), bound to `into`."""
     return (
-        f" WITH {document}, collect({passages}) AS {passages}Grouped"
-        f" WITH {document}, {document}.currentVersion AS {document}CurrentVersion,"
-        f" {passages}Grouped"
-    )
-
-
-def keep_current(document: LiteralString, passage: LiteralString) -> LiteralString:
-    """A pipeline stage after rows of in-scope (`document`, `passage`): keeps the current
-    passages, each document's version read once (`current_version_once`). Leaves exactly
-    `passage` and `document` bound."""
-    return (
-        current_version_once(document, passage) + f" UNWIND {passage}Grouped AS {passage}"
-        f" WITH {passage}, {document}"
-        f" WHERE {passage_current(passage, document + 'CurrentVersion')}"
+        f"UNWIND {entities} AS versionEntity"
+        " MATCH (versionEntity)-[:MENTIONED_IN]->(:Chunk)<-[:HAS_PART]-(versionDoc:Document)"
+        f" WHERE {document_in_scope('versionDoc')}" + document_versions("versionDoc", into)
     )
 
 
@@ -103,12 +117,14 @@ def document_visible(document: LiteralString) -> LiteralString:
     return f"({document}.currentVersion >= 1 AND {document_in_scope(document)})"
 
 
-def visible_passages_of_entity(entity: LiteralString, limit: LiteralString) -> LiteralString:
-    """A subquery body up to its RETURN: up to `limit` visible passages mentioning `entity`
-    as rows of `c` (the :Chunk) and `d` (its :Document), in evidence order."""
+def visible_passages_of_entity(
+    entity: LiteralString, limit: LiteralString, versions: LiteralString
+) -> LiteralString:
+    """A subquery body up to its RETURN: up to `limit` passages mentioning `entity` that are
+    in scope and current by `versions`, as rows of `c` (the :Chunk) and `d` (its :Document),
+    in evidence order."""
     return (
         f"MATCH ({entity})-[:MENTIONED_IN]->(c:Chunk)<-[:HAS_PART]-(d:Document)"
-        f" WHERE {document_in_scope('d')}"
-        + keep_current("d", "c")
-        + f" WITH c, d {evidence_order('d', 'c')} LIMIT {limit}"
+        f" WHERE {document_in_scope('d')} AND {passage_current_in('c', 'd', versions)}"
+        f" WITH c, d {evidence_order('d', 'c')} LIMIT {limit}"
     )

@@ -58,24 +58,27 @@ from graph.records import EntityRecord, PassageRecord
 from graph.statement_names import builds_statement
 from graph.visibility import (
     document_in_scope,
+    document_versions,
     entity_returnable,
     entity_supported,
     evidence_order,
-    keep_current,
+    passage_current_in,
 )
 from retrieval.walk_bookkeeping import Bound, WalkBookkeeping, WalkBounds
 
 EVIDENCE_LIMIT = 3  # seed step 3: "the edge lists up to three of those passages"
 
 # A subquery body for the relationship `r`: its visible supporting passages (up to three, by
-# document id, position, id) and its kind. Binds `evidenceIds`, `evidence` (passage maps, only
-# when `$withEvidence`) and `kind`: 'ASSERTION', 'PATH', or null for an edge to drop.
+# document id, position, id) and its kind, current by `versions` (`edge_versions`). Binds
+# `evidenceIds`, `evidence` (passage maps, only when `$withEvidence`) and `kind`: 'ASSERTION',
+# 'PATH', or null for an edge to drop.
 EDGE_SUPPORT: LiteralString = (
-    "CALL (r) {"
+    "CALL (r, versions) {"
     " MATCH (d:Document)-[:HAS_PART]->(c:Chunk)"
     " WHERE c.id IN coalesce(r.passageIds, []) AND "
     + document_in_scope("d")
-    + keep_current("d", "c")
+    + " AND "
+    + passage_current_in("c", "d", "versions")
     + " WITH c, d "
     + evidence_order("d", "c")
     + " LIMIT $evidenceLimit"
@@ -108,11 +111,27 @@ def _expand(imports: str, near_ids: str, far: str, types: Sequence[str]) -> str:
     return f"CALL ({imports}) {{ " + (returned + " UNION ALL ").join(matches) + returned + " }"
 
 
+def edge_versions(rows: LiteralString) -> LiteralString:
+    """Bind `versions`: `$knownVersions` (what the walk's earlier statements read) plus the
+    versions of the in-scope documents of every passage the relationships `row.r` of `rows`
+    list, each read once (graph/visibility.py says why). A walk answers from one read of each
+    document's version, whichever of its statements met the document first."""
+    return (
+        "CALL (" + rows + ") { UNWIND " + rows + " AS row"
+        " UNWIND coalesce(row.r.passageIds, []) AS passageId"
+        " MATCH (d:Document)-[:HAS_PART]->(:Chunk {id: passageId})"
+        " WHERE "
+        + document_in_scope("d")
+        + document_versions("d", "versionsRead", "$knownVersions")
+        + " } WITH *, $knownVersions + versionsRead AS versions"
+    )
+
+
 def _step(carried: LiteralString, types: Sequence[str]) -> str:
     """Read one step around `frontierIds` along `types`; keep the qualifying candidates.
 
     Expects `frontierIds` and the variables `carried` names to be bound; binds `more` (the
-    read stopped with relationships left) and `candidates`. The far end is named `e` so
+    read stopped with relationships left), `versions` and `candidates`. The far end is named `e` so
     `ENTITY_MAP` projects it.
     """
     if types:
@@ -127,8 +146,7 @@ def _step(carried: LiteralString, types: Sequence[str]) -> str:
         read = "CALL (frontierIds) { RETURN [] AS read }"
     return (
         read + " WITH " + carried + ", read[..$maxCandidates] AS used,"
-        " size(read) > $maxCandidates AS more"
-        " CALL (used) {"
+        " size(read) > $maxCandidates AS more " + edge_versions("used") + " CALL (used, versions) {"
         " UNWIND used AS row"
         " WITH row.r AS r, row.far AS e"
         " WHERE " + entity_returnable("e") + " " + EDGE_SUPPORT + " WITH * WHERE kind IS NOT NULL"
@@ -152,24 +170,29 @@ def first_step(types: Sequence[str]) -> str:
         + ENTITY_MAP
         + " AS start, [e.id] AS frontierIds, storedTypes "
         + _step("start, storedTypes", types)
-        + " RETURN start, storedTypes, more, candidates"
+        + " RETURN start, storedTypes, more, candidates, versions"
     )
 
 
 @builds_statement
 def next_step(types: Sequence[str]) -> str:
     return (
-        "WITH $frontier AS frontierIds " + _step("frontierIds", types) + " RETURN more, candidates"
+        "WITH $frontier AS frontierIds "
+        + _step("frontierIds", types)
+        + " RETURN more, candidates, versions"
     )
 
 
 @builds_statement
 def depth_probe(types: Sequence[str]) -> str:
     return (
-        _expand("", "$lastDepthIds", "e", types) + " WITH r, e LIMIT $readLimit"
+        "CALL () { " + _expand("", "$lastDepthIds", "e", types) + " WITH r, e LIMIT $readLimit"
         " WITH r, e WHERE NOT e.id IN $resultIds AND "
         + entity_returnable("e")
-        + " "
+        + " RETURN collect({r: r, e: e}) AS probed"
+        " } "
+        + edge_versions("probed")
+        + " UNWIND probed AS row WITH row.r AS r, row.e AS e, versions "
         + EDGE_SUPPORT
         + " WITH kind WHERE kind IS NOT NULL"
         " WITH kind LIMIT 1"
@@ -253,6 +276,7 @@ async def walk(graph: Graph, scope: Scope, request: WalkRequest) -> WalkRecord |
         withEvidence=request.with_evidence,
         evidenceLimit=EVIDENCE_LIMIT,
     )
+    common["knownVersions"] = []
     owned = set(request.graph_owned_types)
 
     def followed(stored: Sequence[str]) -> list[str]:
@@ -280,11 +304,14 @@ async def walk(graph: Graph, scope: Scope, request: WalkRequest) -> WalkRecord |
     reads = _Reads(entities={start.id: start}, passages={})
     bookkeeping: WalkBookkeeping[WalkEdgeRecord] = WalkBookkeeping(start.id, bounds)
     frontier = bookkeeping.take_step(1, reads.candidates(rows[0]), rows[0]["more"])
+    # Later statements decide with the versions the earlier ones read (`edge_versions`).
+    common["knownVersions"] = rows[0]["versions"]
     for depth in range(2, request.depth + 1):
         if bookkeeping.ended or not frontier:
             break
         rows = await graph.read(next_step(types), {**typed(types), "frontier": frontier})
         frontier = bookkeeping.take_step(depth, reads.candidates(rows[0]), rows[0]["more"])
+        common["knownVersions"] = rows[0]["versions"]
     last_depth_ids = bookkeeping.reached_at(request.depth)
     if last_depth_ids and types:
         rows = await graph.read(

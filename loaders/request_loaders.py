@@ -30,7 +30,7 @@ class Loaders:
     passages_by_id: DataLoader[str, PassageRecord | None]
     documents_by_id: DataLoader[str, DocumentRecord | None]
     entities_by_id: DataLoader[str, EntityRecord | None]
-    evidence_ids_by_entity_id: DataLoader[tuple[str, int], list[str]]
+    evidence_by_entity_id: DataLoader[tuple[str, int], list[PassageRecord]]
 
     def prime_passage(self, passage: PassageRecord) -> None:
         """A passage read elsewhere (search, walk) also primes its document."""
@@ -43,5 +43,5 @@ def create_loaders(graph: Graph, scope: Scope) -> Loaders:
         passages_by_id=_loader(graph, scope, lookups.passages_by_id),
         documents_by_id=_loader(graph, scope, lookups.documents_by_id),
         entities_by_id=_loader(graph, scope, lookups.entities_by_id),
-        evidence_ids_by_entity_id=_loader(graph, scope, lookups.evidence_ids_by_entity_id),
+        evidence_by_entity_id=_loader(graph, scope, lookups.evidence_by_entity_id),
     )

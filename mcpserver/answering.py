@@ -174,9 +174,8 @@ async def get_entity(context: AnswerContext, grant: Grant, args: Arguments) -> T
     if entity is None:
         return ToolAnswer({"entity": None})
     # At least one id, even for supportLimit 0: the status needs to know whether there is one.
-    visible_ids = await loaders.evidence_ids_by_entity_id.load((entity_id, max(support_limit, 1)))
-    evidence_ids = visible_ids[:support_limit]
-    passages = [p for p in await loaders.passages_by_id.load_many(evidence_ids) if p is not None]
+    visible = await loaders.evidence_by_entity_id.load((entity_id, max(support_limit, 1)))
+    passages = visible[:support_limit]
     try:
         relations = walk_json(await answers_walk.walk(context, effective, request))
     except Unavailable:
@@ -186,7 +185,7 @@ async def get_entity(context: AnswerContext, grant: Grant, args: Arguments) -> T
         {
             "entity": entity_json(entity),
             # Returnable, and SUPPORTED when a visible passage mentions it (contract §3).
-            "status": "SUPPORTED" if visible_ids else "UNSUPPORTED",
+            "status": "SUPPORTED" if visible else "UNSUPPORTED",
             "evidenceIds": [p.id for p in passages],
             "evidence": [passage_json(p) for p in passages],
             "relations": relations,

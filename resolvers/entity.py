@@ -63,8 +63,10 @@ class Entity:
     ) -> list[Passage]:
         check_range("limit", limit, EVIDENCE_LIMIT)
         loaders = info.context.loaders(self.scope)
-        ids = await loaders.evidence_ids_by_entity_id.load((str(self.id), limit))
-        return await visible_passages(loaders, ids)
+        passages = await loaders.evidence_by_entity_id.load((str(self.id), limit))
+        for passage in passages:
+            loaders.prime_passage(passage)
+        return [Passage.from_record(passage) for passage in passages]
 
     @classmethod
     async def resolve_reference(cls, info: Info, id: strawberry.ID) -> Entity | None:

@@ -33,9 +33,9 @@ async def search_entities(
     loaders = context.loaders(effective)
     for record in records:
         loaders.entities_by_id.prime(record.entity.id, record.entity)
-        loaders.evidence_ids_by_entity_id.prime(
-            (record.entity.id, support_limit), list(record.evidence_ids)
-        )
+        if with_text:  # the evidence was read with its text: `Entity.evidence` needs no read
+            key = (record.entity.id, support_limit)
+            loaders.evidence_by_entity_id.prime(key, list(record.passages))
         for passage in record.passages:
             loaders.prime_passage(passage)
     return [EntityHit.from_record(record, effective, with_text) for record in records]

@@ -28,7 +28,7 @@ query($representations: [_Any!]!) {
 
 LOOKUPS = {
     getattr(lookups, name): name
-    for name in ("ENTITIES_BY_ID", "PASSAGES_BY_ID", "DOCUMENTS_BY_ID", "EVIDENCE_IDS_BY_ENTITY_ID")
+    for name in ("ENTITIES_BY_ID", "PASSAGES_BY_ID", "DOCUMENTS_BY_ID", "EVIDENCE_BY_ENTITY_ID")
 }
 
 
@@ -101,12 +101,8 @@ async def test_nested_evidence_of_100_references_costs_two_more_reads(
     assert [item["evidence"][0]["text"] for item in found] == [
         f"{item['name']} is mentioned here." for item in found
     ]
-    # Entities, then their evidence ids, then the passages (each carrying its document).
-    assert lookups_run(client.statements) == [
-        "ENTITIES_BY_ID",
-        "EVIDENCE_IDS_BY_ENTITY_ID",
-        "PASSAGES_BY_ID",
-    ]
+    # Entities, then their evidence passages (each carrying its document).
+    assert lookups_run(client.statements) == ["ENTITIES_BY_ID", "EVIDENCE_BY_ENTITY_ID"]
 
 
 async def test_hidden_and_missing_references_are_null_alike(

@@ -29,7 +29,7 @@ from tests.support.serving import Served, served_node, served_service
 OUTPUT = REPOSITORY / "test-output"
 LOOKUP_NAMES = {
     getattr(lookups, name): name
-    for name in ("ENTITIES_BY_ID", "PASSAGES_BY_ID", "DOCUMENTS_BY_ID", "EVIDENCE_IDS_BY_ENTITY_ID")
+    for name in ("ENTITIES_BY_ID", "PASSAGES_BY_ID", "DOCUMENTS_BY_ID", "EVIDENCE_BY_ENTITY_ID")
 }
 
 
@@ -195,14 +195,13 @@ async def test_references_from_the_other_subgraph_cost_one_read_per_type(
             (["Entity"], size),
             (["Passage"], size),
         ]
-        # One read per type and fetch: entities, then their evidence ids and passages;
-        # passages; documents.
+        # One read per type and fetch: entities, then their evidence passages; passages;
+        # documents.
         lookups_run = sorted(s["lookup"] for s in result["statements"])
         assert lookups_run == [
             "DOCUMENTS_BY_ID",
             "ENTITIES_BY_ID",
-            "EVIDENCE_IDS_BY_ENTITY_ID",
-            "PASSAGES_BY_ID",
+            "EVIDENCE_BY_ENTITY_ID",
             "PASSAGES_BY_ID",
         ], result["statements"]
         counts[size] = {"entities_fetches": len(fetches), "statements": len(lookups_run)}

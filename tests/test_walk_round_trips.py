@@ -63,7 +63,7 @@ def kinds(statements: list[str]) -> list[str]:
             names.append("first step")
         elif statement.startswith("WITH $frontier AS frontierIds"):
             names.append("next step")
-        elif statement.startswith("UNWIND $lastDepthIds"):
+        elif statement.startswith("CALL () { UNWIND $lastDepthIds"):
             names.append("depth probe")
         else:
             names.append(statement[:40])

@@ -1,4 +1,4 @@
-"""The write path (contract §2): a document version is a job, committed in one transaction."""
+"""The write path (contract §2): a document version is a job, all or nothing for every reader."""
 
 from __future__ import annotations
 
@@ -9,10 +9,14 @@ import subprocess
 import sys
 import textwrap
 from datetime import timedelta
+from typing import Any
 
 from contract.scope import Scope
 from graph import jobs, lookups
 from graph.driver import Graph
+from graph.graph_schema import apply_constraints
+from tests.conftest import wipe
+from tests.job_stress import read_lookups, run_stress
 from tests.support.graph_builder import GraphBuilder, new_id
 
 SCOPE = Scope(("acme",))
@@ -23,46 +27,56 @@ async def visible(graph: Graph, passage_ids: list[str]) -> set[str]:
     return {record.id for record in records if record is not None}
 
 
-async def test_a_reader_running_concurrently_with_a_job_never_sees_part_of_a_version(
+# `JOB_STRESS_ROUNDS=50` runs the stress test 50 times in one session (the loop in the
+# closing note of issue 13); the suite runs it once, at a fixed number of commits.
+STRESS_ROUNDS = int(os.environ.get("JOB_STRESS_ROUNDS", "1"))
+
+
+async def test_a_job_is_all_or_nothing_for_every_reader_at_every_instant(graph: Graph) -> None:
+    """Readers of every kind that applies the visibility rule, concurrent with writers
+    committing a fixed number of versions: no answer shows neither version, a mix of two, or
+    a version older than the one committed before it began (tests/job_stress.py)."""
+    for round_number in range(1, STRESS_ROUNDS + 1):
+        if round_number > 1:
+            await wipe(graph)
+        world = await run_stress(graph, documents=2, commits=4, copies=2)
+        assert world.anomalies == [], (round_number, world.anomalies[:20], len(world.anomalies))
+        assert set(world.reads) >= {
+            "lookup",
+            "evidence",
+            "entity search",
+            "passage search LEXICAL",
+            "passage search SEMANTIC",
+            "walk",
+        }, world.reads
+        # After the last commit every reader sees the last version.
+        last = {d.id: d.committed for d in world.documents.values()}
+        assert all(n == 5 for n in last.values())
+        await read_lookups(world, last)
+        assert world.anomalies == []
+
+
+async def test_a_commit_stopped_between_its_steps_leaves_the_old_version_and_recover_ends_it(
     graph: Graph, builder: GraphBuilder
 ) -> None:
-    first = await builder.version("acme", [f"v1 passage {i}" for i in range(50)])
-    versions = [set(first.passage_ids)]
-    every_id = list(first.passage_ids)
-    observed: list[set[str]] = []
-    writing = True
+    first = await builder.version("acme", ["old"])
+    second = await builder.version("acme", ["new"], document_id=first.document_id, commit=False)
+    # The first step alone, as if the loader died before the second.
+    await graph.write(jobs.COMMIT_JOB, {"jobId": second.job.id, "contentHash": None})
+    assert await visible(graph, [*first.passage_ids, *second.passage_ids]) == set(first.passage_ids)
+    assert await jobs.publish_committed_jobs(graph) == [second.job.id]
+    assert await visible(graph, [*first.passage_ids, *second.passage_ids]) == set(
+        second.passage_ids
+    )
+    assert await jobs.publish_committed_jobs(graph) == []
 
-    async def reader() -> None:
-        while writing:
-            observed.append(await visible(graph, every_id))
 
-    async def writer() -> None:
-        nonlocal writing
-        for number in range(2, 12):
-            job = await jobs.begin_job(graph, first.document_id, "acme")
-            ids = [new_id() for _ in range(50)]
-            every_id.extend(ids)
-            for start in range(0, 50, 10):  # several batches, so a partial state exists
-                await jobs.write_passages(
-                    graph,
-                    job,
-                    [
-                        {"id": pid, "position": start + i, "text": f"v{number} passage"}
-                        for i, pid in enumerate(ids[start : start + 10])
-                    ],
-                )
-                await asyncio.sleep(0.01)
-            await jobs.commit_job(graph, job)
-            versions.append(set(ids))
-        writing = False
-
-    await asyncio.gather(reader(), reader(), reader(), writer())
-    assert len(observed) > 40, "the reader should have run many times during the jobs"
-    for seen in observed:
-        assert any(seen == whole for whole in versions), (
-            f"saw part of a version: {len(seen)} passages"
-        )
-    assert await visible(graph, every_id) == versions[-1]
+async def test_a_committed_job_is_never_failed_or_cleaned(
+    graph: Graph, builder: GraphBuilder
+) -> None:
+    version = await builder.version("acme", ["kept"])
+    await jobs.fail_job(graph, version.job.id)
+    assert await visible(graph, version.passage_ids) == set(version.passage_ids)
 
 
 KILLED_WRITER = textwrap.dedent(
@@ -135,6 +149,16 @@ async def test_recover_removes_entities_and_relations_only_the_failed_job_create
     assert await visible(graph, kept.passage_ids) == set(kept.passage_ids)
 
 
+async def test_two_jobs_writing_one_document_at_once_never_share_a_version(
+    graph: Graph, builder: GraphBuilder
+) -> None:
+    first = await builder.version("acme", ["v1"])
+    started = await asyncio.gather(
+        *(jobs.begin_job(graph, first.document_id, "acme") for _ in range(20))
+    )
+    assert sorted(job.version for job in started) == list(range(2, 22))
+
+
 async def test_loading_a_document_again_makes_the_old_passages_superseded(
     graph: Graph, builder: GraphBuilder
 ) -> None:
@@ -157,3 +181,50 @@ async def test_a_document_id_cannot_move_to_another_workspace(
     else:
         raise AssertionError("a document must not change workspace")
     assert await visible(graph, first.passage_ids) == set(first.passage_ids)
+
+
+async def profiled_db_hits(graph: Graph, statement: str, parameters: dict[str, object]) -> int:
+    """Database hits of `statement` (which manages its own transactions), by PROFILE."""
+    async with graph.driver.session(database=graph.database) as session:
+        result = await session.run("PROFILE " + statement, parameters)
+        summary = await result.consume()
+
+    def hits(plan: dict[str, Any]) -> int:
+        return int(plan.get("dbHits", 0)) + sum(hits(c) for c in plan.get("children", []))
+
+    assert summary.profile is not None
+    return hits(summary.profile)
+
+
+async def test_recover_finds_a_jobs_writes_without_reading_the_stores_relationships(
+    graph: Graph, builder: GraphBuilder
+) -> None:
+    """`jobs recover` removes a job's chunks and staging by its id, through indexes: its
+    work does not grow with the relationships the store holds."""
+    await apply_constraints(graph)
+    kept = await builder.version("acme", ["Ada met Grace."], mentions={"Ada": [0], "Grace": [0]})
+
+    async def recovery_hits() -> int:
+        stale = await builder.version(
+            "acme",
+            ["Ada met Linus.", "Linus alone."],
+            mentions={"Ada": [0], "Linus": [0, 1]},
+            relations=[("Ada", "MET", "Linus", [0]), ("Linus", "MET", "Grace", [1])],
+            commit=False,
+        )
+        await graph.write(jobs.FAIL_JOB, {"jobId": stale.job.id})
+        return sum(
+            [
+                await profiled_db_hits(graph, statement, {"jobId": stale.job.id})
+                for statement in jobs.REMOVE_JOB_WRITES
+            ]
+        )
+
+    small = await recovery_hits()
+    await graph.write(
+        "MATCH (a:Entity {id: $ada}), (g:Entity {id: $grace})"
+        " UNWIND range(1, 5000) AS i CREATE (a)-[:KNOWS {id: toString(i)}]->(g)",
+        {"ada": builder.entity_id("Ada"), "grace": builder.entity_id("Grace")},
+    )
+    assert await recovery_hits() == small
+    assert await visible(graph, kept.passage_ids) == set(kept.passage_ids)
