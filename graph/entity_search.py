@@ -149,13 +149,13 @@ _SEMANTIC_LIST_FROM_STORE: LiteralString = (
 # one read of each document's version for all winners (graph/visibility.py says why).
 _FUSE_AND_SUPPORT: LiteralString = (
     RANK_AND_FUSE + " WITH collect({node: node, score: score, lexicalRank: lexicalRank,"
-    "  semanticRank: semanticRank}) AS winners"
+    "  semanticRank: semanticRank, position: position}) AS winners"
     " CALL (winners) { "
     + versions_of_mentions("[winner IN winners | winner.node]", "versions")
     + " }"
     " UNWIND winners AS winner"
     " WITH winner.node AS node, winner.score AS score, winner.lexicalRank AS lexicalRank,"
-    "  winner.semanticRank AS semanticRank, versions"
+    "  winner.semanticRank AS semanticRank, winner.position AS position, versions"
     " CALL (node, versions) { "
     + visible_passages_of_entity("node", "$evidenceK", "versions")
     + "  RETURN collect(c.id) AS evidenceIds,"

@@ -282,7 +282,10 @@ async def test_step4_hybrid_scores_equal_the_sum_of_reciprocal_ranks_with_k_60(
     for hit in found["hits"]:
         expected = rrf_score([hit["lexicalRank"], hit["semanticRank"]], 60)
         assert hit["score"] == pytest.approx(expected, rel=1e-9)
-    scores = [hit["score"] for hit in found["hits"]]
+    # The query is an entity's exact name, which comes first whatever its score (contract §3);
+    # the others follow their RRF score.
+    assert found["names"][0] == "Gamma Delta"
+    scores = [hit["score"] for hit in found["hits"][1:]]
     assert scores == sorted(scores, reverse=True)
 
 
