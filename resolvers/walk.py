@@ -13,6 +13,7 @@ from typing import Annotated
 import strawberry
 
 from answers import walk as answers_walk
+from contract.arguments import WALK_DEPTH, WALK_MAX_CANDIDATES, WALK_MAX_EDGES, WALK_MAX_NODES
 from contract.scope import Scope
 from graph import walk as graph_walk
 from resolvers.context import Info
@@ -123,9 +124,8 @@ async def walk(
         ),
     ] = None,
     depth: Annotated[
-        int,
-        strawberry.argument(description="How many steps out from the start: 1 (default) or 2."),
-    ] = 1,
+        int, strawberry.argument(description=WALK_DEPTH.description)
+    ] = WALK_DEPTH.default,
     relation_types: Annotated[
         list[str] | None,
         strawberry.argument(
@@ -135,23 +135,14 @@ async def walk(
         ),
     ] = None,
     max_nodes: Annotated[
-        int,
-        strawberry.argument(
-            description="At most this many entities in `nodes`, the start included: 1 to 500 "
-            "(default 50)."
-        ),
-    ] = 50,
+        int, strawberry.argument(description=WALK_MAX_NODES.description)
+    ] = WALK_MAX_NODES.default,
     max_edges: Annotated[
-        int,
-        strawberry.argument(description="At most this many edges: 1 to 1000 (default 100)."),
-    ] = 100,
+        int, strawberry.argument(description=WALK_MAX_EDGES.description)
+    ] = WALK_MAX_EDGES.default,
     max_candidates: Annotated[
-        int,
-        strawberry.argument(
-            description="At most this many stored relations read per step: 1 to 5000 "
-            "(default 500). Reaching it reports CANDIDATES; the walk goes on with what it read."
-        ),
-    ] = 500,
+        int, strawberry.argument(description=WALK_MAX_CANDIDATES.description)
+    ] = WALK_MAX_CANDIDATES.default,
 ) -> WalkResult:
     context = info.context
     request = answers_walk.walk_request(
