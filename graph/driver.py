@@ -16,6 +16,7 @@ self-managed statements alike.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
@@ -24,10 +25,15 @@ from typing import Any, LiteralString, Protocol
 
 import neo4j
 from neo4j import AsyncDriver, Record
+from neo4j.exceptions import TransientError
 
 from graph.backend_faults import backend_fault
 
 StatementObserver = Callable[[str, Mapping[str, Any]], None]
+
+# A read that meets a transient error is sent again this many times in all (see `Graph.read`).
+READ_ATTEMPTS = 3
+READ_RETRY_PAUSE_SECONDS = 0.05
 
 
 @dataclass
@@ -85,20 +91,37 @@ class Graph:
             yield outcome
 
     async def read(self, query: LiteralString, parameters: Mapping[str, Any]) -> list[Record]:
-        """Run one read statement and return all its records."""
+        """Run one read statement and return all its records.
+
+        A read that meets a transient error (`Neo.TransientError.*`: a transaction outdated by
+        a concurrent commit, a leader switch) is sent again, up to `READ_ATTEMPTS` times, as the
+        driver does for managed transactions; only then is it BACKEND_UNAVAILABLE. Reads change
+        nothing, so sending one again is always safe."""
         self._observe(query, parameters)
         with self._instrumented(query) as outcome, self._contract_errors():
-            async with self.driver.session(
-                database=self.database, default_access_mode=neo4j.READ_ACCESS
-            ) as session:
-                result = await session.run(
-                    neo4j.Query(query, timeout=self.query_timeout), dict(parameters)
-                )
-                records = [record async for record in result]
-                if outcome is not None:  # the summary came with the last records: no round trip
-                    outcome.rows = len(records)
-                    outcome.database_ms = _database_ms(await result.consume())
-                return records
+            for attempt in range(1, READ_ATTEMPTS + 1):
+                try:
+                    return await self._read_once(query, parameters, outcome)
+                except TransientError:
+                    if attempt == READ_ATTEMPTS:
+                        raise
+                    await asyncio.sleep(READ_RETRY_PAUSE_SECONDS * attempt)
+            raise AssertionError("unreachable")  # the loop returns or raises
+
+    async def _read_once(
+        self, query: LiteralString, parameters: Mapping[str, Any], outcome: StatementOutcome | None
+    ) -> list[Record]:
+        async with self.driver.session(
+            database=self.database, default_access_mode=neo4j.READ_ACCESS
+        ) as session:
+            result = await session.run(
+                neo4j.Query(query, timeout=self.query_timeout), dict(parameters)
+            )
+            records = [record async for record in result]
+            if outcome is not None:  # the summary came with the last records: no round trip
+                outcome.rows = len(records)
+                outcome.database_ms = _database_ms(await result.consume())
+            return records
 
     async def write(self, query: LiteralString, parameters: Mapping[str, Any]) -> list[Record]:
         """Run one write statement in its own transaction (retried on transient errors)."""

@@ -50,6 +50,7 @@ from typing import Any
 from contract.arguments import MAX_NAME_LENGTH
 from contract.graph_owned import GRAPH_OWNED_LABELS, GRAPH_OWNED_RELATION_TYPES
 from contract.identifiers import canonical_id, is_canonical_uuid
+from graph.cypher_names import is_load_name
 from ingest.bundle import LineError
 from ingest.bundle_checks import RESERVED_RELATION_PROPERTIES, is_finite_number
 from ingest.document_version import (
@@ -63,8 +64,8 @@ from ingest.document_version import (
 from ingest.graphrag import OWNED_LABEL_PREFIX
 from ingest.import_warnings import Tally
 
-_NAME = re.compile(r"[^\W\d_]\w*")  # a letter, then letters, digits and `_` (any script)
-_WORD = re.compile(r"[^\W_]+")
+# contract §10's names (graph/cypher_names.py): an ASCII letter, then ASCII letters, digits, `_`
+_WORD = re.compile(r"[A-Za-z0-9]+")
 _BOM = "\ufeff"
 
 MESSAGES: dict[str, str] = {
@@ -103,10 +104,10 @@ def label_for_node_type(node_type: str) -> str | None:
     >>> [label_for_node_type(t) for t in ("Person", "historical event", "3D model", "?")]
     ['Person', 'HistoricalEvent', None, None]
     """
-    if _NAME.fullmatch(node_type) and len(node_type) <= MAX_NAME_LENGTH:
+    if is_load_name(node_type):
         return node_type
     label = "".join(w[:1].upper() + w[1:].lower() for w in _WORD.findall(node_type))
-    return label[:MAX_NAME_LENGTH] if _NAME.fullmatch(label) else None
+    return label[:MAX_NAME_LENGTH] if is_load_name(label[:MAX_NAME_LENGTH]) else None
 
 
 def relation_type_for(relationship_type: str) -> str | None:
@@ -115,10 +116,10 @@ def relation_type_for(relationship_type: str) -> str | None:
     >>> [relation_type_for(t) for t in ("WORKS_FOR", "works for", "1st", "")]
     ['WORKS_FOR', 'WORKS_FOR', None, None]
     """
-    if _NAME.fullmatch(relationship_type) and len(relationship_type) <= MAX_NAME_LENGTH:
+    if is_load_name(relationship_type):
         return relationship_type
     name = "_".join(word.upper() for word in _WORD.findall(relationship_type))
-    return name[:MAX_NAME_LENGTH] if _NAME.fullmatch(name) else None
+    return name[:MAX_NAME_LENGTH] if is_load_name(name[:MAX_NAME_LENGTH]) else None
 
 
 def read_graph_documents(

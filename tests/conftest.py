@@ -128,7 +128,7 @@ class Client:
         self.graph = graph
         self.embedder = embedder
         self.app: Any = (
-            None  # the ASGI app, for clients other than GraphQL's (tests/mcp_sessions.py)
+            None  # the ASGI app, for clients other than GraphQL's (tests/support/mcp_sessions.py)
         )
         self.statements: list[str] = []
         self.parameters: list[dict[str, Any]] = []

@@ -28,7 +28,7 @@ from neo4j.exceptions import (
 )
 
 from contract.errors import BackendUnavailable
-from graph.driver import Graph
+from graph.driver import READ_ATTEMPTS, Graph
 
 
 def server_error(code: str) -> Neo4jError:
@@ -133,3 +133,48 @@ async def test_the_statement_time_limit_names_its_setting() -> None:
     with pytest.raises(BackendUnavailable) as raised:
         await graph_failing_with(error).read("RETURN 1", {})
     assert "within 2 s (NEO4J_QUERY_TIMEOUT_SECONDS)" in raised.value.message
+
+
+class OnceOutdatedDriver(FailingDriver):
+    """A driver whose first read is outdated by a concurrent commit, and whose next answers."""
+
+    def __init__(self) -> None:
+        super().__init__(server_error("Neo.TransientError.Transaction.Outdated"))
+        self.runs = 0
+
+    async def run(self, *_: Any) -> Any:
+        self.runs += 1
+        if self.runs == 1:
+            raise self.error
+        return EmptyResult()
+
+
+class EmptyResult:
+    def __aiter__(self) -> EmptyResult:
+        return self
+
+    async def __anext__(self) -> Any:
+        raise StopAsyncIteration
+
+
+async def test_a_read_outdated_by_a_concurrent_commit_is_sent_again_and_answers() -> None:
+    driver = OnceOutdatedDriver()
+    graph = Graph(driver, query_timeout=2.0)  # type: ignore[arg-type]
+    assert await graph.read("RETURN 1", {}) == []
+    assert driver.runs == 2
+
+
+async def test_a_read_that_stays_transient_is_backend_unavailable_after_its_attempts() -> None:
+    driver = FailingDriver(server_error("Neo.TransientError.Transaction.Outdated"))
+    calls = 0
+    original = driver.run
+
+    async def counted(*args: Any) -> None:
+        nonlocal calls
+        calls += 1
+        await original(*args)
+
+    driver.run = counted  # type: ignore[method-assign]
+    with pytest.raises(BackendUnavailable):
+        await Graph(driver, query_timeout=2.0).read("RETURN 1", {})  # type: ignore[arg-type]
+    assert calls == READ_ATTEMPTS

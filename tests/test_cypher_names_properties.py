@@ -29,8 +29,8 @@ from graph.cypher_names import is_load_name
 from graph.driver import Graph
 from ingest.graphrag import label_for_type
 from tests.conftest import Client
-from tests.scope_callers import GRANTS, Callers, scope_callers
 from tests.support.load_helpers import Cli, write_bundle
+from tests.support.scope_callers import GRANTS, Callers, scope_callers
 from tests.support.scope_checks import check_walk
 from tests.support.scope_oracle import ForbiddenScope, Oracle, effective
 from tests.support.scope_world import (

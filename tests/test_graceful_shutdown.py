@@ -28,8 +28,8 @@ import pytest
 from embedding.hashing import HashEmbedder
 from graph.driver import Graph
 from tests.conftest import TEST_DIMENSION
-from tests.operations_app import SEARCH, three_people
 from tests.support.graph_builder import GraphBuilder
+from tests.support.operations_app import SEARCH, three_people
 from tests.support.serving import LOOPBACK, free_port
 
 WAIT = 120.0  # the most any one step may take on a busy shared machine

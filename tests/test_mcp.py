@@ -20,7 +20,8 @@ from mcp import ClientSession
 from graph.driver import Graph
 from graph.graph_schema import apply_schema
 from tests.conftest import TEST_DIMENSION, Client, serving
-from tests.mcp_sessions import (
+from tests.support.graph_builder import GraphBuilder, unit_vector
+from tests.support.mcp_sessions import (
     error_of,
     http_session,
     stdio_environment,
@@ -28,7 +29,6 @@ from tests.mcp_sessions import (
     structured,
     text_of,
 )
-from tests.support.graph_builder import GraphBuilder, unit_vector
 from tests.support.node_tools import REPOSITORY
 
 TOOLS = {"search_entities", "search_passages", "walk", "get_entity", "get_passage", "entity_labels"}

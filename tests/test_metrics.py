@@ -14,8 +14,8 @@ import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
 from graph.driver import Graph
-from tests.operations_app import SEARCH, WALK, post, served, three_people
 from tests.support.graph_builder import GraphBuilder
+from tests.support.operations_app import SEARCH, WALK, post, served, three_people
 
 
 def samples(text: str) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:

@@ -13,8 +13,8 @@ import pytest
 from api.request_log import JsonFormatter, TextFormatter, logging_config
 from api.settings import Settings, SettingsError
 from graph.driver import Graph
-from tests.operations_app import SEARCH, WALK, served, three_people
 from tests.support.graph_builder import GraphBuilder
+from tests.support.operations_app import SEARCH, WALK, served, three_people
 
 TOKEN = "tok-7d1e0c5b-never-logged"
 

@@ -13,8 +13,8 @@ import pytest
 from api.settings import Settings, SettingsError
 from api.vector_store_setup import create_vector_store
 from graph.driver import Graph
-from tests.operations_app import SEARCH, WALK, post, served, three_people
 from tests.support.graph_builder import GraphBuilder
+from tests.support.operations_app import SEARCH, WALK, post, served, three_people
 from vectorstores import qdrant
 
 

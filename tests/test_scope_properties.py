@@ -31,7 +31,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from graph.driver import Graph
-from tests.scope_callers import GRANTS, Callers, scope_callers
+from tests.support.scope_callers import GRANTS, Callers, scope_callers
 from tests.support.scope_checks import (
     MODES,
     check_federation,

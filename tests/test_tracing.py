@@ -19,8 +19,8 @@ from api.settings import Settings, SettingsError
 from api.telemetry import Tracing, tracer_provider_for
 from graph.driver import Graph
 from tests.conftest import settings_for_tests
-from tests.operations_app import SEARCH, WALK, post, served, three_people
 from tests.support.graph_builder import GraphBuilder
+from tests.support.operations_app import SEARCH, WALK, post, served, three_people
 
 
 @asynccontextmanager

@@ -16,8 +16,8 @@ from graph import jobs, lookups
 from graph.driver import Graph
 from graph.graph_schema import apply_constraints
 from tests.conftest import wipe
-from tests.job_stress import read_lookups, run_stress
 from tests.support.graph_builder import GraphBuilder, new_id
+from tests.support.job_stress import read_lookups, run_stress
 
 SCOPE = Scope(("acme",))
 
@@ -35,7 +35,7 @@ STRESS_ROUNDS = int(os.environ.get("JOB_STRESS_ROUNDS", "1"))
 async def test_a_job_is_all_or_nothing_for_every_reader_at_every_instant(graph: Graph) -> None:
     """Readers of every kind that applies the visibility rule, concurrent with writers
     committing a fixed number of versions: no answer shows neither version, a mix of two, or
-    a version older than the one committed before it began (tests/job_stress.py)."""
+    a version older than the one committed before it began (tests/support/job_stress.py)."""
     for round_number in range(1, STRESS_ROUNDS + 1):
         if round_number > 1:
             await wipe(graph)

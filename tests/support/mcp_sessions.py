@@ -31,9 +31,9 @@ async def http_session(client: Client, token: str | None = None) -> AsyncIterato
     transport = httpx.ASGITransport(app=client.app)
     async with (
         httpx.AsyncClient(
-            transport=transport, base_url="http://testserver", headers=headers
+            transport=transport, base_url="http://127.0.0.1", headers=headers
         ) as http,
-        streamable_http_client("http://testserver/mcp", http_client=http) as (read, write, _),
+        streamable_http_client("http://127.0.0.1/mcp", http_client=http) as (read, write, _),
         ClientSession(read, write) as session,
     ):
         await session.initialize()
