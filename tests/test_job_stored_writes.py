@@ -20,7 +20,7 @@ from graph.graph_schema import apply_schema, vector_index_name
 from graph.lexical_index import fulltext_index_name
 from retrieval.lexical_rule import lexical_request
 from retrieval.walk_bookkeeping import WalkBounds
-from tests.support.graph_builder import GraphBuilder, Version, new_id
+from tests.support.graph_builder import GraphBuilder, Version, new_id, unit_vector
 
 SCOPE = Scope(("acme",))
 DIMENSION = 8
@@ -85,6 +85,9 @@ async def stored_world(graph: Graph, builder: GraphBuilder) -> tuple[Version, Ve
         descriptions={"Ada": "a mathematician"},
         relations=[("Ada", "KNOWS", "Grace", [0])],
         labels={"Ada": ["Person"], "Grace": ["Person"], "Scientist": ["Scientist"]},
+        # Ada far from QUERY_VECTOR (cosine 0), so only the re-embedding job can make her its
+        # best match; by their names' default axes she would tie with Bo, broken by random ids.
+        vectors={"Ada": unit_vector(DIMENSION, 5)},
     )
     other = await builder.version("acme", ["Bo was here."], mentions={"Bo": [0]})
     await apply_schema(graph, DIMENSION, labels=["Person", "Scientist"])
