@@ -36,24 +36,45 @@ REFUSAL = (
 )
 
 
-class ImplicitNoAuthLoopbackOnly:
+class _LoopbackOnly:
+    """Answers a request only when `address` of it is a loopback one; refuses it otherwise
+    (a WebSocket is closed, HTTP gets `status` and `refusal`). Lifespan passes through."""
+
+    refusal: str
+    status: int
+    log_message: str  # with one %r (or %s) for the address
+
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
+
+    def address(self, scope: Scope) -> str | None:
+        raise NotImplementedError
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)  # lifespan
             return
-        server = scope.get("server")
-        host = server[0] if server else None
-        if is_loopback(host):
+        address = self.address(scope)
+        if address is not None and is_loopback(address):
             await self.app(scope, receive, send)
             return
-        log.warning("refused a request that arrived on %s: AUTH_MODE is not set", host)
+        log.warning(self.log_message, address)
         if scope["type"] == "websocket":
             await WebSocketClose()(scope, receive, send)
             return
-        await PlainTextResponse(REFUSAL, status_code=403)(scope, receive, send)
+        await PlainTextResponse(self.refusal, status_code=self.status)(scope, receive, send)
+
+
+class ImplicitNoAuthLoopbackOnly(_LoopbackOnly):
+    """AUTH_MODE unset: only requests that arrived on a loopback address."""
+
+    refusal = REFUSAL
+    status = 403
+    log_message = "refused a request that arrived on %s: AUTH_MODE is not set"
+
+    def address(self, scope: Scope) -> str | None:
+        server = scope.get("server")
+        return server[0] if server else None
 
 
 HOST_REFUSAL = (
@@ -74,21 +95,13 @@ def host_name(host_header: str) -> str:
     return host_header.rpartition(":")[0] if ":" in host_header else host_header
 
 
-class LoopbackHostOnly:
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
+class LoopbackHostOnly(_LoopbackOnly):
+    """No authentication: only requests addressed to a loopback name (DNS rebinding)."""
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] not in ("http", "websocket"):
-            await self.app(scope, receive, send)  # lifespan
-            return
+    refusal = HOST_REFUSAL
+    status = 421
+    log_message = "refused a request for host %r: no authentication, loopback only"
+
+    def address(self, scope: Scope) -> str | None:
         hosts = [value for name, value in scope["headers"] if name == b"host"]
-        host = host_name(hosts[0].decode("latin-1")) if len(hosts) == 1 else None
-        if host is not None and is_loopback(host):
-            await self.app(scope, receive, send)
-            return
-        log.warning("refused a request for host %r: no authentication, loopback only", host)
-        if scope["type"] == "websocket":
-            await WebSocketClose()(scope, receive, send)
-            return
-        await PlainTextResponse(HOST_REFUSAL, status_code=421)(scope, receive, send)
+        return host_name(hosts[0].decode("latin-1")) if len(hosts) == 1 else None
