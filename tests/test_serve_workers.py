@@ -2,10 +2,12 @@
 share nothing but Neo4j; each of them answers; any worker's `/metrics` counts the requests of
 all of them; SIGTERM to the command stops every worker and it exits 0.
 
-Which worker answers a connection is the kernel's choice. To know that each one answers,
-the test stops the other with SIGSTOP while it asks: a stopped process cannot accept, so the
-answer can only come from the one still running. Every wait is for an event (a log line, a
-port answering), never for a fixed time.
+Which worker takes a connection is the kernel's choice. To know that each one answers, the
+test freezes the other with SIGSTOP while it opens a keep-alive connection (a `/healthz`): a
+frozen process cannot accept, so the connection belongs to the one still running, and every
+request sent on it after the other is thawed is answered there. The freeze lasts one
+`/healthz` (uvicorn's supervisor replaces a worker that stays silent for 5 s). Every wait is
+for an event (a log line, a port answering), never for a fixed time.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -87,22 +90,18 @@ def stopped(pid: int) -> Iterator[None]:
         os.kill(pid, signal.SIGCONT)
 
 
-def search(url: str) -> list[str]:
-    """The names a search for Ada finds, on a connection of its own."""
-    answer = httpx.post(
-        f"{url}/graphql",
-        json={"query": SEARCH, "variables": {"query": "ada lovelace"}},
-        timeout=WAIT,
-    )
+def search(http: httpx.Client) -> list[str]:
+    """The names a search for Ada finds."""
+    answer = http.post("/graphql", json={"query": SEARCH, "variables": {"query": "ada lovelace"}})
     assert answer.status_code == 200, answer.text
     body = answer.json()
     assert "errors" not in body, body
     return [hit["entity"]["name"] for hit in body["data"]["searchEntities"]]
 
 
-def requests_counted(url: str) -> float:
+def requests_counted(http: httpx.Client) -> float:
     """`evidencegraph_requests_total` of GraphQL queries, as `/metrics` reports it."""
-    text = httpx.get(f"{url}/metrics", timeout=WAIT).text
+    text = http.get("/metrics").text
     return sum(
         float(line.rsplit(" ", 1)[1])
         for line in text.splitlines()
@@ -113,9 +112,7 @@ def requests_counted(url: str) -> float:
 @contextmanager
 def serving_workers(neo4j_uri: str, log: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     port = free_port()
-    environ = {
-        key: value for key, value in os.environ.items() if key != "PROMETHEUS_MULTIPROC_DIR"
-    }
+    environ = {key: value for key, value in os.environ.items() if key != "PROMETHEUS_MULTIPROC_DIR"}
     environ |= {
         "NEO4J_URI": neo4j_uri,
         "EMBEDDER": "hash",
@@ -146,7 +143,17 @@ def serving_workers(neo4j_uri: str, log: Path) -> Iterator[tuple[subprocess.Pope
             os.kill(pid, signal.SIGKILL)
 
 
-def serve_two_workers_ask_each_and_stop(neo4j_uri: str, log: Path) -> dict[str, object]:
+@dataclass
+class WorkersRun:
+    workers: list[int]  # their process ids
+    found: dict[int, list[str]]  # worker -> the names its search found
+    counted: dict[int, float]  # worker -> the requests its /metrics counted, after its search
+    returncode: int  # of the command, after SIGTERM
+    left: list[int]  # workers still alive after the command ended
+    messages: list[str]
+
+
+def serve_two_workers_ask_each_and_stop(neo4j_uri: str, log: Path) -> WorkersRun:
     with serving_workers(neo4j_uri, log) as (process, url):
         wait_for(
             lambda: log_messages(log).count("Application startup complete.") == WORKERS,
@@ -156,22 +163,18 @@ def serve_two_workers_ask_each_and_stop(neo4j_uri: str, log: Path) -> dict[str, 
         workers = worker_pids(process.pid)
         assert len(workers) == WORKERS, workers
         first, second = workers
-        found = {}
-        counted = {}
+        found: dict[int, list[str]] = {}
+        counted: dict[int, float] = {}
         for asked, frozen in ((first, second), (second, first)):
-            with stopped(frozen):
-                found[asked] = search(url)
-                counted[asked] = requests_counted(url)
+            with httpx.Client(base_url=url, timeout=WAIT) as http:  # one keep-alive connection
+                with stopped(frozen):
+                    assert http.get("/healthz").status_code == 200  # accepted by `asked`
+                found[asked] = search(http)
+                counted[asked] = requests_counted(http)
         process.send_signal(signal.SIGTERM)
         returncode = process.wait(WAIT)
-        return {
-            "workers": workers,
-            "found": found,
-            "counted": counted,
-            "returncode": returncode,
-            "left": [pid for pid in workers if alive(pid)],
-            "messages": log_messages(log),
-        }
+        left = [pid for pid in workers if alive(pid)]
+        return WorkersRun(workers, found, counted, returncode, left, log_messages(log))
 
 
 async def test_serve_with_two_workers_starts_two_processes_and_each_answers(
@@ -180,10 +183,8 @@ async def test_serve_with_two_workers_starts_two_processes_and_each_answers(
     await three_people(builder, graph)
     log = tmp_path / "serve.log"
     run = await asyncio.to_thread(serve_two_workers_ask_each_and_stop, neo4j_uri, log)
-    found = run["found"]
-    assert isinstance(found, dict)
-    assert sorted(found) == run["workers"]
-    for names in found.values():
+    assert sorted(run.found) == run.workers
+    for names in run.found.values():
         assert "Ada Lovelace" in names, log.read_text()[-4000:]
 
 
@@ -193,10 +194,10 @@ async def test_metrics_of_any_worker_count_the_requests_of_all_workers(
     await three_people(builder, graph)
     log = tmp_path / "serve.log"
     run = await asyncio.to_thread(serve_two_workers_ask_each_and_stop, neo4j_uri, log)
-    first, second = run["workers"]  # type: ignore[misc]
+    first, second = run.workers
     # The first worker answered one search and counts it; the second, asked after it, counts
     # both: its own and the other process's.
-    assert run["counted"] == {first: 1.0, second: 2.0}, log.read_text()[-4000:]
+    assert run.counted == {first: 1.0, second: 2.0}, log.read_text()[-4000:]
 
 
 async def test_sigterm_stops_every_worker_and_the_command_exits_0(
@@ -205,11 +206,9 @@ async def test_sigterm_stops_every_worker_and_the_command_exits_0(
     await three_people(builder, graph)
     log = tmp_path / "serve.log"
     run = await asyncio.to_thread(serve_two_workers_ask_each_and_stop, neo4j_uri, log)
-    assert run["returncode"] == 0, log.read_text()[-4000:]
-    assert run["left"] == []
-    messages = run["messages"]
-    assert isinstance(messages, list)
-    assert messages.count("Application shutdown complete.") == WORKERS
+    assert run.returncode == 0, log.read_text()[-4000:]
+    assert run.left == []
+    assert run.messages.count("Application shutdown complete.") == WORKERS
 
 
 @pytest.mark.parametrize("text", ["0", "-1", "two", ""])
