@@ -108,11 +108,16 @@ def throughput_table(levels: list[dict[str, Any]]) -> list[str]:
         "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for row in sorted(levels, key=lambda r: (r["clients"], TARGETS.index(r["target"]))):
+        if row["requests"] == 0:  # not one answer within the level: no latency to give
+            latency = "none answered | — | —"
+            cpu = "— | —"
+        else:
+            latency = f"{fmt(row['p50_ms'])} | {fmt(row['p95_ms'])} | {fmt(row['p99_ms'])}"
+            cpu = f"{fmt(row['cpu_ms_per_request'])} | {fmt(row['neo4j_cpu_ms_per_request'])}"
         lines.append(
-            f"| {row['clients']} | {row['target']} | {fmt(row['rps'])} | {fmt(row['p50_ms'])} |"
-            f" {fmt(row['p95_ms'])} | {fmt(row['p99_ms'])} | {row['errors'] + row['non_200']} |"
-            f" {fmt(row['rss_mb'], 0)} ({row['processes']}) | {fmt(row['cpu_ms_per_request'])} |"
-            f" {fmt(row['neo4j_cpu_ms_per_request'])} | {fmt(row['load_average'][1])} |"
+            f"| {row['clients']} | {row['target']} | {fmt(row['rps'])} | {latency} |"
+            f" {row['errors'] + row['non_200']} | {fmt(row['rss_mb'], 0)} ({row['processes']}) |"
+            f" {cpu} | {fmt(row['load_average'][1])} |"
         )
     return lines
 
@@ -135,6 +140,7 @@ def against_peer(levels: list[dict[str, Any]]) -> list[str]:
 
 
 def write(results: dict[str, Any], out: Path, doc: Path = DOC) -> None:
+    out = out.resolve()
     names = plots(results, out)
     relative = out.relative_to(doc.parent) if out.is_relative_to(doc.parent) else out
     scales = results["scales"]
@@ -234,6 +240,9 @@ def write(results: dict[str, Any], out: Path, doc: Path = DOC) -> None:
             " was not in this tree. bench/load.py calls its `figures()` when it is and lists the"
             " rows it returns here."
         )
+    findings = REPOSITORY / "bench" / "findings.md"
+    if findings.is_file():  # what a person read in the figures, kept beside the generator
+        lines += ["", findings.read_text().rstrip()]
     lines += ["", *METHOD]
     doc.write_text("\n".join(lines) + "\n")
     print(f"wrote {doc}", file=sys.stderr)
