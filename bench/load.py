@@ -47,6 +47,7 @@ import json
 import platform
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -171,12 +172,16 @@ def wait_ready(server: Server, path: str, seconds: float = 120) -> None:
 
 
 def stop_server(server: Server) -> None:
+    pids = server.pids()  # found while it is their parent: killed, it leaves them to init
     server.process.terminate()
     try:
         server.process.wait(timeout=60)
     except subprocess.TimeoutExpired:
         server.process.kill()
         server.process.wait()
+        for pid in pids[1:]:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
 
 @contextlib.contextmanager

@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -136,11 +136,15 @@ def serving_workers(neo4j_uri: str, log: Path) -> Iterator[tuple[subprocess.Pope
     try:
         yield process, f"http://{LOOPBACK}:{port}"
     finally:
+        # Its workers are found while it is their parent: killed, it leaves them to init.
+        workers = worker_pids(process.pid)
         if process.poll() is None:
             process.kill()
             process.wait()
-        for pid in worker_pids(process.pid):
-            os.kill(pid, signal.SIGKILL)
+        for pid in workers:
+            with suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)  # a worker a failed step left frozen
+                os.kill(pid, signal.SIGKILL)
 
 
 @dataclass
