@@ -243,7 +243,7 @@ def write(results: dict[str, Any], out: Path, doc: Path = DOC) -> None:
     findings = REPOSITORY / "bench" / "findings.md"
     if findings.is_file():  # what a person read in the figures, kept beside the generator
         lines += ["", findings.read_text().rstrip()]
-    lines += ["", *METHOD]
+    lines += ["", METHOD.rstrip("\n")]
     doc.write_text("\n".join(lines) + "\n")
     print(f"wrote {doc}", file=sys.stderr)
 
