@@ -58,39 +58,54 @@ _NAME_WORDS: LiteralString = (
 # query equals), returnable ones only, each entity once, in the lexical list's order
 # (retrieval/lexical_order.py): exact name, completeness, best Lucene score, id. A query with
 # no content word reads no FULLTEXT index: it looks for the names it equals, label by label.
-_LEXICAL_LIST: LiteralString = (
-    "CALL () {"
-    " UNWIND $lexicalTargets AS target"
-    " CALL (target) {"
-    "  WITH target WHERE $lexicalQuery <> ''"
+#
+# Which of the two sources a search reads is chosen here, in Python, not by a WHERE in Cypher:
+# the planner places such a guard after the read it guards, so a UNION of both sources scanned
+# every node of the database on every search with words (337,775 of its 342,000 database hits
+# at scale S, docs/benchmarks.md). The exact-name scan reads the :Entity label only (a dynamic
+# label, `MATCH (node:$(label))`, is planned as a scan of all nodes).
+_FULLTEXT_CANDIDATES: LiteralString = (
     "  CALL db.index.fulltext.queryNodes(target.index, $lexicalQuery, {limit: $lexicalK})"
     "  YIELD node, score"
     "  RETURN node, score"
-    "  UNION ALL"
-    "  WITH target WHERE $lexicalQuery = ''"
-    "  MATCH (node:$(target.label)) WHERE toStringOrNull(node.name) =~ $exactPattern"
-    "  RETURN node, 0.0 AS score"
-    " }"
-    " WITH node, score, coalesce(toStringOrNull(node.name) =~ $exactPattern, false) AS exact,"
-    "  CASE WHEN $coverageRequired = 0 THEN '' ELSE"
-    "  toLower(reduce(text = '', field IN target.fields"
-    "   | text + ' ' + coalesce(toStringOrNull(node[field]), ''))) END AS heldText"
-    " WHERE exact OR $coverageRequired = 0"
-    "  OR size([pattern IN $coveragePatterns WHERE heldText =~ pattern]) >= $coverageRequired"
-    " WITH node, max(score) AS score, any(isExact IN collect(exact) WHERE isExact) AS exact"
-    " WHERE " + entity_returnable("node") + " WITH node, score, exact, " + _NAME_WORDS + " AS state"
-    " WITH node, score, exact, reduce(distinct = [], word IN state.words + state.word"
-    "  | CASE WHEN word = '' OR word IN $functionWords OR word IN distinct"
-    "     OR ($dropOneLetter AND size(word) = 1 AND NOT word =~ '\\\\p{N}') THEN distinct"
-    "    ELSE distinct + word END) AS nameWords"
-    " WITH node, score, exact, size(nameWords) AS named,"
-    "  size([word IN $queryWords WHERE word IN nameWords]) AS shared"
-    " WITH node, score, exact, CASE WHEN size($queryWords) + named - shared = 0 THEN 0.0"
-    "  ELSE toFloat(shared) / (size($queryWords) + named - shared) END AS completeness"
-    " ORDER BY exact DESC, completeness DESC, score DESC, node.id"
-    " RETURN collect({node: node, score: score, exact: exact}) AS lexical"
-    " }"
 )
+_EXACT_NAME_CANDIDATES: LiteralString = (
+    "  MATCH (node:Entity) WHERE target.label IN labels(node)"
+    "  AND toStringOrNull(node.name) =~ $exactPattern"
+    "  RETURN node, 0.0 AS score"
+)
+
+
+def _lexical_list(candidates: LiteralString) -> LiteralString:
+    return (
+        "CALL () {"
+        " UNWIND $lexicalTargets AS target"
+        " CALL (target) {" + candidates + " }"
+        " WITH node, score, coalesce(toStringOrNull(node.name) =~ $exactPattern, false) AS exact,"
+        "  CASE WHEN $coverageRequired = 0 THEN '' ELSE"
+        "  toLower(reduce(text = '', field IN target.fields"
+        "   | text + ' ' + coalesce(toStringOrNull(node[field]), ''))) END AS heldText"
+        " WHERE exact OR $coverageRequired = 0"
+        "  OR size([pattern IN $coveragePatterns WHERE heldText =~ pattern]) >= $coverageRequired"
+        " WITH node, max(score) AS score, any(isExact IN collect(exact) WHERE isExact) AS exact"
+        " WHERE "
+        + entity_returnable("node")
+        + " WITH node, score, exact, "
+        + _NAME_WORDS
+        + " AS state"
+        " WITH node, score, exact, reduce(distinct = [], word IN state.words + state.word"
+        "  | CASE WHEN word = '' OR word IN $functionWords OR word IN distinct"
+        "     OR ($dropOneLetter AND size(word) = 1 AND NOT word =~ '\\\\p{N}') THEN distinct"
+        "    ELSE distinct + word END) AS nameWords"
+        " WITH node, score, exact, size(nameWords) AS named,"
+        "  size([word IN $queryWords WHERE word IN nameWords]) AS shared"
+        " WITH node, score, exact, CASE WHEN size($queryWords) + named - shared = 0 THEN 0.0"
+        "  ELSE toFloat(shared) / (size($queryWords) + named - shared) END AS completeness"
+        " ORDER BY exact DESC, completeness DESC, score DESC, node.id"
+        " RETURN collect({node: node, score: score, exact: exact}) AS lexical"
+        " }"
+    )
+
 
 # The end of either semantic list: the chosen read (first, or at the cap) of every label,
 # returnable entities only, best cosine per entity, best first (ties by id).
@@ -168,10 +183,26 @@ _FUSE_AND_SUPPORT: LiteralString = (
     " ORDER BY position"
 )
 
-SEARCH_ENTITIES: LiteralString = _LEXICAL_LIST + " " + _SEMANTIC_LIST_FROM_INDEX + _FUSE_AND_SUPPORT
-SEARCH_ENTITIES_EXTERNAL_VECTORS: LiteralString = (
-    _LEXICAL_LIST + " " + _SEMANTIC_LIST_FROM_STORE + _FUSE_AND_SUPPORT
+# The search statement for each source of lexical candidates (FULLTEXT, or exact names for a
+# query with no content word) and of semantic ones (the graph's indexes, or an external store).
+_BY_FULLTEXT = _lexical_list(_FULLTEXT_CANDIDATES) + " "
+_BY_EXACT_NAME = _lexical_list(_EXACT_NAME_CANDIDATES) + " "
+SEARCH_ENTITIES: LiteralString = _BY_FULLTEXT + _SEMANTIC_LIST_FROM_INDEX + _FUSE_AND_SUPPORT
+SEARCH_ENTITIES_BY_EXACT_NAME: LiteralString = (
+    _BY_EXACT_NAME + _SEMANTIC_LIST_FROM_INDEX + _FUSE_AND_SUPPORT
 )
+SEARCH_ENTITIES_EXTERNAL_VECTORS: LiteralString = (
+    _BY_FULLTEXT + _SEMANTIC_LIST_FROM_STORE + _FUSE_AND_SUPPORT
+)
+SEARCH_ENTITIES_EXTERNAL_VECTORS_BY_EXACT_NAME: LiteralString = (
+    _BY_EXACT_NAME + _SEMANTIC_LIST_FROM_STORE + _FUSE_AND_SUPPORT
+)
+_STATEMENTS: dict[tuple[bool, bool], LiteralString] = {
+    (True, False): SEARCH_ENTITIES,
+    (False, False): SEARCH_ENTITIES_BY_EXACT_NAME,
+    (True, True): SEARCH_ENTITIES_EXTERNAL_VECTORS,
+    (False, True): SEARCH_ENTITIES_EXTERNAL_VECTORS_BY_EXACT_NAME,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,8 +293,10 @@ async def search_entities(
         "mode": mode,
         "withText": with_text,
     }
+    # No lexical side (SEMANTIC mode) reads the FULLTEXT variant with no targets: nothing.
+    by_fulltext = lexical is None or lexical.text != ""
+    statement = _STATEMENTS[(by_fulltext, external_reads is not None)]
     if external_reads is not None:
-        statement = SEARCH_ENTITIES_EXTERNAL_VECTORS
         parameters["externalReads"] = [
             {
                 "first": [{"id": i, "score": s} for i, s in read.first],
@@ -272,7 +305,6 @@ async def search_entities(
             for read in external_reads
         ]
     else:
-        statement = SEARCH_ENTITIES
         parameters["semanticTargets"] = (
             [{"index": t.vector_index} for t in targets] if vector is not None else []
         )

@@ -1,0 +1,102 @@
+"""No read scans the whole database (contract §3, docs/performance.md): every statement a
+search, a walk or a lookup sends is planned from an index or a label, never from every node.
+
+A guard such as `WITH target WHERE $lexicalQuery = ''` does not stop the planner from putting
+the read it guards first: such a branch once scanned every node on every search with words.
+Each test plans (EXPLAIN, nothing runs) every statement one request sent, with its parameters.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import neo4j
+
+from graph.graph_schema import apply_schema
+from tests.conftest import TEST_DIMENSION, Client
+from tests.support.graph_builder import GraphBuilder, unit_vector
+
+SEARCH = """
+query($query: String!, $mode: SearchMode!) {
+  searchEntities(query: $query, mode: $mode) {
+    entity { id name } evidence { id text document { title } }
+  }
+}
+"""
+PASSAGES = """
+query($query: String!, $mode: SearchMode!) {
+  searchPassages(query: $query, mode: $mode) { passage { id text } }
+}
+"""
+WALK = """
+query($id: ID!) {
+  walk(entityId: $id, depth: 2) { edges { type kind evidence { id } } truncatedBy }
+}
+"""
+ENTITY = "query($id: ID!) { entity(id: $id) { id name evidence { id text } } }"
+
+
+def operators(plan: dict[str, Any]) -> list[str]:
+    found = [str(plan.get("operatorType", "")).split("@")[0]]
+    for child in plan.get("children", []):
+        found.extend(operators(child))
+    return found
+
+
+async def plans_of(
+    driver: neo4j.AsyncDriver, client: Client, query: str, variables: dict[str, Any]
+) -> list[list[str]]:
+    body = await client.execute(query, variables)
+    assert "errors" not in body, body
+    assert client.statements, "the request sent no statement"
+    planned = []
+    for statement, parameters in zip(client.statements, client.parameters, strict=True):
+        _, summary, _ = await driver.execute_query(
+            "EXPLAIN " + statement, parameters, routing_=neo4j.RoutingControl.READ
+        )
+        assert summary.plan is not None
+        planned.append(operators(summary.plan))
+    return planned
+
+
+async def small_graph(builder: GraphBuilder, graph: Any) -> None:
+    await builder.version(
+        "acme",
+        ["Ada Lovelace wrote notes.", "The Who played Acme Hall."],
+        mentions={"Ada Lovelace": [0], "The Who": [1], "Acme Hall": [1]},
+        labels={"Ada Lovelace": ["Person"], "The Who": ["Organization"], "Acme Hall": ["Geo"]},
+        relations=[("Ada Lovelace", "KNOWS", "The Who", [0]), ("The Who", "AT", "Acme Hall", None)],
+        passage_vectors={0: unit_vector(TEST_DIMENSION, 0), 1: unit_vector(TEST_DIMENSION, 1)},
+    )
+    await apply_schema(graph, TEST_DIMENSION)
+
+
+async def test_no_entity_search_scans_every_node(
+    client: Client, builder: GraphBuilder, graph: Any, driver: neo4j.AsyncDriver
+) -> None:
+    await small_graph(builder, graph)
+    for query in ("ada lovelace", "The Who"):  # content words; function words only
+        for mode in ("HYBRID", "LEXICAL", "SEMANTIC"):
+            client.embedder.script(query, unit_vector(TEST_DIMENSION, 0))
+            for plan in await plans_of(driver, client, SEARCH, {"query": query, "mode": mode}):
+                assert "AllNodesScan" not in plan, (query, mode, plan)
+
+
+async def test_no_passage_search_scans_every_node(
+    client: Client, builder: GraphBuilder, graph: Any, driver: neo4j.AsyncDriver
+) -> None:
+    await small_graph(builder, graph)
+    for mode in ("HYBRID", "LEXICAL", "SEMANTIC"):
+        client.embedder.script("acme hall", unit_vector(TEST_DIMENSION, 1))
+        for plan in await plans_of(driver, client, PASSAGES, {"query": "acme hall", "mode": mode}):
+            assert "AllNodesScan" not in plan, (mode, plan)
+
+
+async def test_no_walk_or_lookup_scans_every_node(
+    client: Client, builder: GraphBuilder, graph: Any, driver: neo4j.AsyncDriver
+) -> None:
+    await small_graph(builder, graph)
+    ada = builder.entity_id("Ada Lovelace")
+    for query in (WALK, ENTITY):
+        for plan in await plans_of(driver, client, query, {"id": ada}):
+            assert "AllNodesScan" not in plan, (query, plan)
