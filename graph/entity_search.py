@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, LiteralString
 
 from contract.scope import Scope
+from graph.catalog_cache import SearchResult, marked, read_marked
 from graph.driver import Graph
 from graph.lookups import ENTITY_MAP, PASSAGE_MAP, scoped
 from graph.records import EntityRecord, PassageRecord
@@ -164,12 +165,16 @@ _FUSE_AND_SUPPORT: LiteralString = (
     " WITH node AS e, score, lexicalRank, semanticRank, evidenceIds, passages, position"
     " RETURN " + ENTITY_MAP + " AS entity, score, lexicalRank, semanticRank,"
     "  size(evidenceIds) > 0 AS supported,"
-    "  evidenceIds[..$supportLimit] AS evidenceIds, passages[..$supportLimit] AS passages"
+    "  evidenceIds[..$supportLimit] AS evidenceIds, passages[..$supportLimit] AS passages,"
+    "  position"
     " ORDER BY position"
 )
 
-SEARCH_ENTITIES: LiteralString = _LEXICAL_LIST + " " + _SEMANTIC_LIST_FROM_INDEX + _FUSE_AND_SUPPORT
-SEARCH_ENTITIES_EXTERNAL_VECTORS: LiteralString = (
+# Each also reads the index catalog's marker (graph/catalog_cache.py), in the same round trip.
+SEARCH_ENTITIES: LiteralString = marked(
+    _LEXICAL_LIST + " " + _SEMANTIC_LIST_FROM_INDEX + _FUSE_AND_SUPPORT
+)
+SEARCH_ENTITIES_EXTERNAL_VECTORS: LiteralString = marked(
     _LEXICAL_LIST + " " + _SEMANTIC_LIST_FROM_STORE + _FUSE_AND_SUPPORT
 )
 
@@ -233,8 +238,9 @@ async def search_entities(
     cap_k: int,
     with_text: bool,
     external_reads: Sequence[ExternalRead] | None = None,
-) -> list[EntityHitRecord]:
-    """Run the search statement; `lexical`/`vector` are None for a side the search skips."""
+) -> SearchResult[EntityHitRecord]:
+    """Run the search statement; `lexical`/`vector` are None for a side the search skips.
+    `IndexGone` when a target's index no longer exists."""
     lexical_targets = (
         [
             {"label": t.label, "index": t.fulltext_index, "fields": list(t.lexical_fields)}
@@ -277,5 +283,5 @@ async def search_entities(
             [{"index": t.vector_index} for t in targets] if vector is not None else []
         )
         parameters["vector"] = list(vector) if vector is not None else []
-    rows = await graph.read(statement, scoped(scope, **parameters))
-    return [EntityHitRecord.from_record(row) for row in rows]
+    found = await read_marked(graph, statement, scoped(scope, **parameters))
+    return SearchResult([EntityHitRecord.from_record(row) for row in found.rows], found.generation)
