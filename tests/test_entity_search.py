@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Awaitable
+from typing import Any, cast
 
 import pytest
 
+from contract.scope import Scope
 from graph.driver import Graph
+from graph.entity_search import EntityHitRecord
 from graph.graph_schema import apply_schema
+from graph.records import EntityRecord
+from loaders import create_loaders
+from resolvers.entity_hit import EntityHit
+from resolvers.passage import Passage
 from retrieval.fusion import rrf_score
 from tests.conftest import TEST_DIMENSION, Client, without_request_ids
-from tests.support.graph_builder import GraphBuilder, unit_vector
+from tests.support.graph_builder import GraphBuilder, new_id, unit_vector
 
 SEARCH = """
 query($query: String!, $mode: SearchMode! = HYBRID, $limit: Int! = 10, $supportLimit: Int! = 3,
@@ -486,3 +493,25 @@ async def test_a_search_that_selects_no_evidence_reads_no_passage_text(
     await search(client, "xi")
     assert client.search_parameters["withText"] is False
     assert len(client.statements) == 2
+
+
+async def test_evidence_the_search_did_not_read_is_loaded_when_the_field_is_resolved(
+    builder: GraphBuilder, graph: Graph
+) -> None:
+    """`EntityHit.evidence` is plain data; were it ever resolved for a hit whose search did
+    not read the passages, it loads them (in order, visible ones only) through the loaders."""
+    version = await builder.version("acme", ["Ada one.", "Ada two."], mentions={"Ada": [0, 1]})
+    scope = Scope(("acme",))
+    record = EntityHitRecord(
+        entity=EntityRecord(builder.entity_id("Ada"), "Ada", ("Person",), None),
+        score=1.0,
+        lexical_rank=1,
+        semantic_rank=None,
+        supported=True,
+        evidence_ids=(version.passage_ids[1], version.passage_ids[0], new_id()),
+        passages=(),
+    )
+    hit = EntityHit.from_record(record, scope, create_loaders(graph, scope), with_passages=False)
+    passages = await cast("Awaitable[list[Passage]]", hit.evidence)
+    assert [p.id for p in passages] == [version.passage_ids[1], version.passage_ids[0]]
+    assert [p.text for p in passages] == ["Ada two.", "Ada one."]
