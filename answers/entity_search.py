@@ -1,7 +1,7 @@
 """Entity search (seed "entity search" steps 1–6, contract §3): arguments checked, labels and
-their indexes checked, the query embedded, one search statement (started before the index
-check returns, kept only if the check agrees); the records carry what the doors prime their
-loaders with, so nested evidence costs no further round trip.
+their indexes checked on the index catalog (kept between requests by contract §3's rules:
+answers/catalog_search.py), the query embedded, one search statement; the records carry what
+the doors prime their loaders with, so nested evidence costs no further round trip.
 
 The lexical side follows RETRIEVAL_LEXICAL_FIELDS and the coverage rule
 (retrieval/lexical_rule.py); a label whose FULLTEXT index is not what the settings ask for is
@@ -11,12 +11,11 @@ still searched with the index it has, and the operator is told once, in the log,
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from answers.catalog_search import CatalogSearch, answer
 from answers.context import AnswerContext
 from contract.arguments import (
     MAX_CANDIDATES_PER_LIST,
@@ -28,10 +27,11 @@ from contract.arguments import (
     check_names,
     check_range,
 )
-from contract.errors import EvidenceGraphError, Malformed
+from contract.errors import Malformed
 from contract.scope import Scope
 from graph import entity_search
-from graph.index_catalog import IndexCatalog, last_read_catalog, read_index_catalog
+from graph.catalog_cache import SearchResult
+from graph.index_catalog import IndexCatalog
 from graph.lexical_index import LexicalIndexSpec
 from retrieval.lexical_rule import LexicalRule, lexical_request
 from retrieval.query_words import lexical_query
@@ -132,18 +132,6 @@ def searched_targets(
     ]
 
 
-def guessed_targets(
-    catalog: IndexCatalog | None, labels: Sequence[str] | None, fields: Sequence[str] = ("name",)
-) -> list[entity_search.SearchTarget] | None:
-    """The targets the last catalog read names, if a search could start from them."""
-    if catalog is None:
-        return None
-    try:
-        return searched_targets(catalog, labels, fields) or None
-    except EvidenceGraphError:
-        return None  # the fresh read decides which error, if any, the caller sees
-
-
 def report_index_mismatches(
     catalog: IndexCatalog, rule: LexicalRule, labels: Sequence[str], reported: set[str]
 ) -> None:
@@ -153,13 +141,6 @@ def report_index_mismatches(
         if problem not in reported:
             reported.add(problem)
             log.warning("%s", problem)
-
-
-async def discard(task: asyncio.Future[Any]) -> None:
-    """Stop a task whose result is not wanted, and swallow whatever it ends with."""
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError, Exception):
-        await task
 
 
 async def search_entities(
@@ -187,7 +168,7 @@ async def search_entities(
         targets: Sequence[entity_search.SearchTarget],
         vector: Sequence[float] | None,
         external_reads: Sequence[entity_search.ExternalRead] | None = None,
-    ) -> list[entity_search.EntityHitRecord]:
+    ) -> SearchResult[entity_search.EntityHitRecord]:
         return await entity_search.search_entities(
             context.graph,
             effective,
@@ -205,47 +186,34 @@ async def search_entities(
             external_reads=external_reads,
         )
 
-    # Every request reads the index catalog (steps 1–2); the query embedding does not depend
-    # on it, so the two overlap. With the graph's own vector index, the search itself also
-    # starts at once, from the targets of the last catalog read, and its answer is kept only
-    # if the fresh catalog names the same targets: the round trip of the catalog leaves the
-    # critical path, and the answer is always one computed from this request's catalog.
-    catalog_read = asyncio.ensure_future(read_index_catalog(context.graph, configuration=False))
-    guess = (
-        guessed_targets(last_read_catalog(context.graph), request.labels, rule.fields)
-        if store.in_graph  # an external store's search needs its candidates first
-        else None
-    )
-    early: asyncio.Future[list[entity_search.EntityHitRecord]] | None = None
-    try:
-        vector = None if mode == "LEXICAL" else await embed_query(context, query)
-        if guess is not None:
-            early = asyncio.ensure_future(search(guess, vector))
-        catalog = await catalog_read
-        targets = searched_targets(catalog, request.labels, rule.fields)
-    except BaseException:
-        for task in (catalog_read, early):
-            if task is not None:
-                await discard(task)
-        raise
-    if early is not None:
-        if targets == guess:
-            records = await early
-        else:
-            # The indexes changed since the last read; the early answer may be wrong.
-            await discard(early)
-            records = await search(targets, vector) if targets else []
-    elif not targets:
-        return []
-    elif store.in_graph:
-        records = await search(targets, vector)
-    else:
+    async def run(
+        targets: list[entity_search.SearchTarget], vector: tuple[float, ...] | None
+    ) -> SearchResult[entity_search.EntityHitRecord]:
+        if store.in_graph:
+            return await search(targets, vector)
         external_reads = (
             []
             if vector is None
             else await read_external_store(store, targets, vector, candidates_semantic, cap)
         )
-        records = await search(targets, vector, external_reads)
+        return await search(targets, vector, external_reads)
 
-    report_index_mismatches(catalog, rule, [t.label for t in targets], context.lexical_warnings)
-    return records
+    async def embed() -> tuple[float, ...] | None:
+        return None if mode == "LEXICAL" else await embed_query(context, query)
+
+    # Steps 1–2 from the index catalog, kept or read by contract §3's rules; the query
+    # embedding does not depend on it, so a catalog read and the embedding overlap. With the
+    # graph's own vector index a search also starts at once from the last catalog read (an
+    # external store's search needs its candidates first): answers/catalog_search.py.
+    answered = await answer(
+        CatalogSearch(
+            graph=context.graph,
+            plan=lambda catalog: searched_targets(catalog, request.labels, rule.fields) or None,
+            run=run,
+            embed=embed,
+            early=store.in_graph,
+        )
+    )
+    searched = [t.label for t in answered.plan or ()]
+    report_index_mismatches(answered.catalog, rule, searched, context.lexical_warnings)
+    return answered.records

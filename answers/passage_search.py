@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 
+from answers.catalog_search import CatalogSearch, answer
 from answers.context import AnswerContext
 from answers.entity_search import checked_mode, checked_query, embed_query
 from contract.arguments import (
@@ -16,7 +16,8 @@ from contract.arguments import (
 from contract.errors import IndexNotReady
 from contract.scope import Scope
 from graph import passage_search
-from graph.index_catalog import IndexState, read_index_catalog
+from graph.catalog_cache import SearchResult
+from graph.index_catalog import IndexCatalog, IndexState
 
 
 @dataclass(frozen=True)
@@ -35,38 +36,64 @@ def passage_search_request(query: str, mode: str, limit: int) -> PassageSearch:
     return PassageSearch(query, words, checked_mode(mode), limit)
 
 
-async def search_passages(
-    context: AnswerContext, effective: Scope, request: PassageSearch
-) -> list[passage_search.PassageHitRecord]:
-    mode, query = request.mode, request.query
-    catalog_read = read_index_catalog(context.graph, configuration=False)
-    if mode == "LEXICAL":
-        catalog, vector = await catalog_read, None
-    else:
-        catalog, vector = await asyncio.gather(catalog_read, embed_query(context, query))
+@dataclass(frozen=True)
+class PassageIndexes:
+    """The passage indexes one search reads; None for a side that does not run."""
+
+    fulltext: str | None
+    vector: str | None
+
+
+def passage_indexes(catalog: IndexCatalog, mode: str) -> PassageIndexes:
+    """The indexes `mode` reads, each ONLINE, else `INDEX_NOT_READY`."""
     indexes = catalog.passage_indexes()
     fulltext = None
     if mode != "SEMANTIC":
         if indexes.fulltext is None or indexes.fulltext_state is not IndexState.ONLINE:
             raise IndexNotReady("Chunk", "FULLTEXT", indexes.fulltext_state.value)
         fulltext = indexes.fulltext.name
-    vector_index = None
+    vector = None
     # The vector index is used "when present" (contract §4); SEMANTIC mode cannot do without it.
     if mode != "LEXICAL" and (indexes.vector or mode == "SEMANTIC"):
         if indexes.vector is None or indexes.vector_state is not IndexState.ONLINE:
             raise IndexNotReady("Chunk", "VECTOR", indexes.vector_state.value)
-        vector_index = indexes.vector.name
+        vector = indexes.vector.name
+    return PassageIndexes(fulltext, vector)
 
-    return await passage_search.search_passages(
-        context.graph,
-        effective,
-        mode=mode,
-        fulltext_index=fulltext,
-        vector_index=vector_index,
-        lexical_query=request.words,
-        vector=vector,
-        limit=request.limit,
-        rrf_k=context.settings.rrf_k,
-        candidates=candidates_per_list(request.limit),
-        cap=MAX_CANDIDATES_PER_LIST,
+
+async def search_passages(
+    context: AnswerContext, effective: Scope, request: PassageSearch
+) -> list[passage_search.PassageHitRecord]:
+    mode, query = request.mode, request.query
+
+    async def run(
+        indexes: PassageIndexes, vector: tuple[float, ...] | None
+    ) -> SearchResult[passage_search.PassageHitRecord]:
+        return await passage_search.search_passages(
+            context.graph,
+            effective,
+            mode=mode,
+            fulltext_index=indexes.fulltext,
+            vector_index=indexes.vector,
+            lexical_query=request.words,
+            vector=vector,
+            limit=request.limit,
+            rrf_k=context.settings.rrf_k,
+            candidates=candidates_per_list(request.limit),
+            cap=MAX_CANDIDATES_PER_LIST,
+        )
+
+    async def embed() -> tuple[float, ...] | None:
+        return None if mode == "LEXICAL" else await embed_query(context, query)
+
+    # The passage indexes from the catalog, kept or read by contract §3's rules (§4: "same
+    # query rules"); a catalog read and the embedding overlap (answers/catalog_search.py).
+    answered = await answer(
+        CatalogSearch(
+            graph=context.graph,
+            plan=lambda catalog: passage_indexes(catalog, mode),
+            run=run,
+            embed=embed,
+        )
     )
+    return answered.records

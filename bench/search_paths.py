@@ -260,7 +260,7 @@ class ServiceStatement:
 
     async def search(self, query: str) -> list[entity_search.EntityHitRecord]:
         [vector] = self.embedder.embed([query])
-        return await entity_search.search_entities(
+        searched = await entity_search.search_entities(
             self.graph,
             Scope(None),
             targets=self.targets,
@@ -275,3 +275,4 @@ class ServiceStatement:
             cap_k=1000,
             with_text=True,
         )
+        return searched.records

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, LiteralString
 
 from contract.scope import Scope
+from graph.catalog_cache import SearchResult, marked, read_marked
 from graph.driver import Graph
 from graph.lookups import ENTITY_MAP, PASSAGE_MAP, scoped
 from graph.records import EntityRecord, PassageRecord
@@ -179,22 +180,26 @@ _FUSE_AND_SUPPORT: LiteralString = (
     " WITH node AS e, score, lexicalRank, semanticRank, evidenceIds, passages, position"
     " RETURN " + ENTITY_MAP + " AS entity, score, lexicalRank, semanticRank,"
     "  size(evidenceIds) > 0 AS supported,"
-    "  evidenceIds[..$supportLimit] AS evidenceIds, passages[..$supportLimit] AS passages"
+    "  evidenceIds[..$supportLimit] AS evidenceIds, passages[..$supportLimit] AS passages,"
+    "  position"
     " ORDER BY position"
 )
 
 # The search statement for each source of lexical candidates (FULLTEXT, or exact names for a
 # query with no content word) and of semantic ones (the graph's indexes, or an external store).
+# Each also reads the index catalog's marker (graph/catalog_cache.py), in the same round trip.
 _BY_FULLTEXT = _lexical_list(_FULLTEXT_CANDIDATES) + " "
 _BY_EXACT_NAME = _lexical_list(_EXACT_NAME_CANDIDATES) + " "
-SEARCH_ENTITIES: LiteralString = _BY_FULLTEXT + _SEMANTIC_LIST_FROM_INDEX + _FUSE_AND_SUPPORT
-SEARCH_ENTITIES_BY_EXACT_NAME: LiteralString = (
+SEARCH_ENTITIES: LiteralString = marked(
+    _BY_FULLTEXT + _SEMANTIC_LIST_FROM_INDEX + _FUSE_AND_SUPPORT
+)
+SEARCH_ENTITIES_BY_EXACT_NAME: LiteralString = marked(
     _BY_EXACT_NAME + _SEMANTIC_LIST_FROM_INDEX + _FUSE_AND_SUPPORT
 )
-SEARCH_ENTITIES_EXTERNAL_VECTORS: LiteralString = (
+SEARCH_ENTITIES_EXTERNAL_VECTORS: LiteralString = marked(
     _BY_FULLTEXT + _SEMANTIC_LIST_FROM_STORE + _FUSE_AND_SUPPORT
 )
-SEARCH_ENTITIES_EXTERNAL_VECTORS_BY_EXACT_NAME: LiteralString = (
+SEARCH_ENTITIES_EXTERNAL_VECTORS_BY_EXACT_NAME: LiteralString = marked(
     _BY_EXACT_NAME + _SEMANTIC_LIST_FROM_STORE + _FUSE_AND_SUPPORT
 )
 _STATEMENTS: dict[tuple[bool, bool], LiteralString] = {
@@ -264,8 +269,9 @@ async def search_entities(
     cap_k: int,
     with_text: bool,
     external_reads: Sequence[ExternalRead] | None = None,
-) -> list[EntityHitRecord]:
-    """Run the search statement; `lexical`/`vector` are None for a side the search skips."""
+) -> SearchResult[EntityHitRecord]:
+    """Run the search statement; `lexical`/`vector` are None for a side the search skips.
+    `IndexGone` when a target's index no longer exists."""
     lexical_targets = (
         [
             {"label": t.label, "index": t.fulltext_index, "fields": list(t.lexical_fields)}
@@ -309,5 +315,5 @@ async def search_entities(
             [{"index": t.vector_index} for t in targets] if vector is not None else []
         )
         parameters["vector"] = list(vector) if vector is not None else []
-    rows = await graph.read(statement, scoped(scope, **parameters))
-    return [EntityHitRecord.from_record(row) for row in rows]
+    found = await read_marked(graph, statement, scoped(scope, **parameters))
+    return SearchResult([EntityHitRecord.from_record(row) for row in found.rows], found.generation)

@@ -3,7 +3,9 @@
 A label's lexical index that differs from what the settings ask for (other fields, another
 analyzer: graph/lexical_index.py) is dropped and created again; Neo4j refuses a second
 FULLTEXT index on the same label and property, so replacing it is the only way to change it.
-Every other index that exists is left as it is.
+Every other index that exists is left as it is. When it created (or replaced) an index, it moves
+the index catalog's marker, so every running service's next search reads the catalog again
+(contract §3, graph/catalog_cache.py).
 
 Labels and property names cannot be Cypher parameters in schema commands; index names and
 options are (`CREATE FULLTEXT INDEX $name … OPTIONS $options`). A label reaches the statement
@@ -19,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import LiteralString
 
 from contract.graph_owned import GRAPH_OWNED_LABELS
+from graph.catalog_cache import mark_catalog_changed
 from graph.cypher_names import cypher_name, is_plain_name, property_list
 from graph.driver import Graph
 from graph.index_catalog import IndexInfo, read_index_catalog
@@ -148,11 +151,15 @@ async def apply_schema(
             del existing[name]
         statements.append(_fulltext_ddl(name, label, list(lexical.fields), lexical.analyzer))
         statements.append(_vector_ddl(vector_index_name(label), label, dimensions))
+    created = [statement.name for statement in statements if statement.name not in existing]
     for statement in statements:
         await graph.write(statement.query, statement.parameters)
+    if created:  # (an index dropped above is created again, so it is in `created`)
+        # Every running service reads the catalog again at its next search (contract §3); it
+        # keeps none while an index is still POPULATING, so one mark before the wait is enough.
+        await mark_catalog_changed(graph)
     if await_seconds:
         await graph.auto_commit(AWAIT_INDEXES, {"seconds": await_seconds})
-    created = [statement.name for statement in statements if statement.name not in existing]
     for name in created:
         log.info("created index %s", name)
     return SchemaReport(labels=indexed, created=created, skipped=skipped)

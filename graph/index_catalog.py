@@ -6,11 +6,11 @@ or one that is not ONLINE, makes a search of that label fail with `INDEX_NOT_REA
 label has several, the one covering exactly the fields RETRIEVAL_LEXICAL_FIELDS names is used
 (graph/lexical_index.py says what the service creates).
 
-Every request reads the catalog afresh (indexes come and go while the service runs). The
-last catalog read through a `Graph` is also kept, as a guess a search may start from while
-the fresh read is on its way: the search keeps its answer only when the fresh read names the
-same targets (answers/entity_search.py), so the guess saves time and never decides an answer
-(contract §2).
+Indexes come and go while the service runs: graph/catalog_cache.py keeps a catalog between
+requests by contract §3's rules. The last catalog read through a `Graph` is also kept, however
+old, as a guess a search may start from while a fresh read is on its way: the search keeps its
+answer only when the fresh read names the same targets (answers/entity_search.py), so the
+guess saves time and never decides an answer (contract §2).
 """
 
 from __future__ import annotations

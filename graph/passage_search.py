@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, LiteralString
 
 from contract.scope import Scope
+from graph.catalog_cache import SearchResult, marked, read_marked
 from graph.driver import Graph
 from graph.lookups import PASSAGE_MAP, scoped
 from graph.records import PassageRecord
@@ -61,8 +62,9 @@ def _ranked(read: LiteralString, into: LiteralString) -> LiteralString:
 
 # The candidates are read first; then each document they belong to has its version read once
 # (the documents of a read at the cap are added to those already read), and only then are the
-# candidates' jobs read (graph/visibility.py says why).
-SEARCH_PASSAGES: LiteralString = (
+# candidates' jobs read (graph/visibility.py says why). It also reads the index catalog's
+# marker (graph/catalog_cache.py), in the same round trip.
+SEARCH_PASSAGES: LiteralString = marked(
     "CALL () {"
     " UNWIND $lexicalIndexes AS index"
     + _read(
@@ -103,7 +105,7 @@ SEARCH_PASSAGES: LiteralString = (
     + _ranked("semanticRead", "semantic")
     + RANK_AND_FUSE
     + " MATCH (d:Document)-[:HAS_PART]->(c) WHERE c = node"
-    " RETURN " + PASSAGE_MAP + " AS passage, score, lexicalRank, semanticRank"
+    " RETURN " + PASSAGE_MAP + " AS passage, score, lexicalRank, semanticRank, position"
     " ORDER BY position"
 )
 
@@ -138,9 +140,11 @@ async def search_passages(
     rrf_k: int,
     candidates: int,
     cap: int,
-) -> list[PassageHitRecord]:
-    """`fulltext_index`/`vector_index` are None for a side that does not run."""
-    rows = await graph.read(
+) -> SearchResult[PassageHitRecord]:
+    """`fulltext_index`/`vector_index` are None for a side that does not run. `IndexGone`
+    when one of them no longer exists."""
+    found = await read_marked(
+        graph,
         SEARCH_PASSAGES,
         scoped(
             scope,
@@ -156,4 +160,4 @@ async def search_passages(
             mode=mode,
         ),
     )
-    return [PassageHitRecord.from_record(row) for row in rows]
+    return SearchResult([PassageHitRecord.from_record(row) for row in found.rows], found.generation)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import cast
+from collections.abc import Generator
+from typing import Any, cast
 
 import strawberry
 
 from contract.scope import Scope
 from graph.entity_search import EntityHitRecord
-from resolvers.context import Info
+from loaders import Loaders
 from resolvers.entity import Entity, visible_passages
 from resolvers.enums import EntityStatus
 from resolvers.passage import Passage
@@ -49,34 +50,44 @@ class EntityHit:
             "document id then position. Empty when UNSUPPORTED."
         )
     )
-    scope: strawberry.Private[Scope]
-    # The evidence passages, when the search read them with the hits (the query selects
-    # `evidence`): then the field is plain data, with no await and no loader round.
-    passages: strawberry.Private[list[Passage] | None] = None
+    # Plain data, read like every other field of the hit (no resolver: a resolver costs
+    # Strawberry an Info object and an argument pass per hit): the passages the search read
+    # with the hits when the query selects `evidence`, else `PendingPassages`, which graphql-core
+    # awaits only if the field is resolved after all.
+    evidence: list[Passage] = strawberry.field(
+        description="The passages of `evidenceIds`, in the same order."
+    )
 
     @classmethod
     def from_record(
-        cls, record: EntityHitRecord, scope: Scope, with_passages: bool = False
+        cls, record: EntityHitRecord, scope: Scope, loaders: Loaders, with_passages: bool = False
     ) -> EntityHit:
+        evidence_ids = [strawberry.ID(i) for i in record.evidence_ids]
         return cls(
             entity=Entity.from_record(record.entity, scope),
             status=EntityStatus.SUPPORTED if record.supported else EntityStatus.UNSUPPORTED,
             score=record.score,
             lexical_rank=record.lexical_rank,
             semantic_rank=record.semantic_rank,
-            evidence_ids=[strawberry.ID(i) for i in record.evidence_ids],
-            scope=scope,
-            passages=[Passage.from_record(p) for p in record.passages] if with_passages else None,
+            evidence_ids=evidence_ids,
+            evidence=(
+                [Passage.from_record(p) for p in record.passages]
+                if with_passages
+                else cast("list[Passage]", PendingPassages(loaders, list(record.evidence_ids)))
+            ),
         )
 
-    @strawberry.field(description="The passages of `evidenceIds`, in the same order.")
-    def evidence(self, info: Info) -> list[Passage]:
-        # A plain resolver: ten awaited loader calls cost 1.7 ms of Python per ten-hit search
-        # here (bench/search_latency.py), more than the rest of the hits' fields. graphql-core
-        # also takes an awaitable from a plain resolver: that is how passages the search did
-        # not read are loaded, batched, in the rare request that needs it.
-        if self.passages is not None:
-            return self.passages
-        loaders = info.context.loaders(self.scope)
-        pending = visible_passages(loaders, [str(i) for i in self.evidence_ids])
-        return cast("list[Passage]", pending)
+
+class PendingPassages:
+    """Evidence passages the search did not read: loaded (batched with every other passage of
+    the request) when awaited, which graphql-core does only if the field is resolved. Not a
+    coroutine, so an unresolved one leaves no "never awaited" warning."""
+
+    __slots__ = ("ids", "loaders")
+
+    def __init__(self, loaders: Loaders, ids: list[str]) -> None:
+        self.loaders = loaders
+        self.ids = ids
+
+    def __await__(self) -> Generator[Any, None, list[Passage]]:
+        return visible_passages(self.loaders, self.ids).__await__()

@@ -38,4 +38,4 @@ async def search_entities(
             loaders.evidence_by_entity_id.prime(key, list(record.passages))
         for passage in record.passages:
             loaders.prime_passage(passage)
-    return [EntityHit.from_record(record, effective, with_text) for record in records]
+    return [EntityHit.from_record(record, effective, loaders, with_text) for record in records]

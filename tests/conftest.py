@@ -20,9 +20,11 @@ import pytest
 
 from api.app import create_app
 from api.settings import Settings
+from graph.catalog_cache import catalog_cache
 from graph.driver import Graph
 from graph.graph_schema import CONSTRAINTS
 from tests.support.graph_builder import GraphBuilder
+from tests.support.manual_clock import ManualClock
 from tests.support.scripted_embedder import ScriptedQueryEmbedder
 
 if TYPE_CHECKING:
@@ -133,10 +135,20 @@ class Client:
         self.statements: list[str] = []
         self.parameters: list[dict[str, Any]] = []
         graph.observers.append(self._observe)
+        # The kept index catalog ages only when a test says so (contract §3's second): what a
+        # test counts does not depend on how busy the machine is.
+        self.clock = ManualClock()
+        catalog_cache(graph).clock = self.clock
 
     def _observe(self, query: str, parameters: Any) -> None:
         self.statements.append(query)
         self.parameters.append(dict(parameters))
+
+    @property
+    def search_parameters(self) -> dict[str, Any]:
+        """The parameters of the last search statement sent (an index catalog read, which may
+        follow it, has none)."""
+        return next(parameters for parameters in reversed(self.parameters) if parameters)
 
     async def post(
         self,

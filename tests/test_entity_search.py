@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Awaitable
+from typing import Any, cast
 
 import pytest
 
+from contract.scope import Scope
 from graph.driver import Graph
+from graph.entity_search import EntityHitRecord
 from graph.graph_schema import apply_schema
+from graph.records import EntityRecord
+from loaders import create_loaders
+from resolvers.entity_hit import EntityHit
+from resolvers.passage import Passage
 from retrieval.fusion import rrf_score
 from tests.conftest import TEST_DIMENSION, Client, without_request_ids
-from tests.support.graph_builder import GraphBuilder, unit_vector
+from tests.support.graph_builder import GraphBuilder, new_id, unit_vector
 
 SEARCH = """
 query($query: String!, $mode: SearchMode! = HYBRID, $limit: Int! = 10, $supportLimit: Int! = 3,
@@ -210,13 +217,13 @@ async def test_step3_each_list_reads_twice_limit_candidates_per_label(
     for limit in (1, 4, 10):
         found = await search(client, "alpha", limit=limit, mode="LEXICAL")
         assert len(found["hits"]) == limit
-        search_parameters = client.parameters[-1]
+        search_parameters = client.search_parameters
         assert search_parameters["lexicalK"] == 2 * limit
         assert search_parameters["semanticK"] == 2 * limit
     # The cap: with limit 100 a label reads 200, never more than 1000.
     await search(client, "alpha", limit=100)
-    assert client.parameters[-1]["lexicalK"] == 200
-    assert client.parameters[-1]["capK"] == 1000
+    assert client.search_parameters["lexicalK"] == 200
+    assert client.search_parameters["capK"] == 1000
 
 
 async def test_step3_lexical_reads_are_bounded_by_twice_limit_per_label(
@@ -467,14 +474,15 @@ async def test_search_with_evidence_text_and_documents_costs_the_same_reads_for_
     )
     await apply_schema(graph, TEST_DIMENSION)
     counts = {}
-    for limit in (5, 50):
+    for limit in (5, 5, 5, 50):
         client.embedder.script("nu", axis(0))
         body = await client.execute(SEARCH_WITH_EVIDENCE, {"query": "nu", "limit": limit})
         assert len(body["data"]["searchEntities"]) == limit
         assert body["data"]["searchEntities"][0]["evidence"][0]["document"]["title"] == "doc"
         counts[limit] = len(client.statements)
-    # The index catalog, then one search statement that also carries the evidence text.
-    assert counts == {5: 2, 50: 2}, client.statements
+    # Once the index catalog is kept (tests/test_index_catalog_freshness.py), one search
+    # statement that also carries the evidence text.
+    assert counts == {5: 1, 50: 1}, client.statements
 
 
 async def test_a_search_that_selects_no_evidence_reads_no_passage_text(
@@ -483,35 +491,27 @@ async def test_a_search_that_selects_no_evidence_reads_no_passage_text(
     await builder.version("acme", ["Xi."], mentions={"Xi": [0]})
     await apply_schema(graph, TEST_DIMENSION)
     await search(client, "xi")
-    assert client.parameters[-1]["withText"] is False
+    assert client.search_parameters["withText"] is False
     assert len(client.statements) == 2
 
 
-async def test_a_search_started_from_the_last_catalog_read_keeps_it_only_if_still_true(
-    client: Client, builder: GraphBuilder, graph: Graph
+async def test_evidence_the_search_did_not_read_is_loaded_when_the_field_is_resolved(
+    builder: GraphBuilder, graph: Graph
 ) -> None:
-    """The search may start from the index catalog the previous request read; the catalog
-    this request reads decides the answer (new labels found, missing indexes reported)."""
-    await builder.version("acme", ["Rho Person."], mentions={"Rho Person": [0]})
-    await apply_schema(graph, TEST_DIMENSION)
-    assert (await search(client, "rho"))["names"] == ["Rho Person"]
-    # A new label and its indexes, created behind the service's back (no catalog read).
-    await builder.version(
-        "acme", ["Rho Robot."], mentions={"Rho Robot": [0]}, labels={"Rho Robot": ["Robot"]}
+    """`EntityHit.evidence` is plain data; were it ever resolved for a hit whose search did
+    not read the passages, it loads them (in order, visible ones only) through the loaders."""
+    version = await builder.version("acme", ["Ada one.", "Ada two."], mentions={"Ada": [0, 1]})
+    scope = Scope(("acme",))
+    record = EntityHitRecord(
+        entity=EntityRecord(builder.entity_id("Ada"), "Ada", ("Person",), None),
+        score=1.0,
+        lexical_rank=1,
+        semantic_rank=None,
+        supported=True,
+        evidence_ids=(version.passage_ids[1], version.passage_ids[0], new_id()),
+        passages=(),
     )
-    for statement in (
-        "CREATE FULLTEXT INDEX robot_names FOR (n:Robot) ON EACH [n.name]",
-        "CREATE VECTOR INDEX robot_vectors FOR (n:Robot) ON (n.embedding) OPTIONS {indexConfig:"
-        " {`vector.dimensions`: 8, `vector.similarity_function`: 'cosine'}}",
-    ):
-        await graph.write(statement, {})
-    await graph.auto_commit("CALL db.awaitIndexes(60)", {})
-    assert sorted((await search(client, "rho"))["names"]) == ["Rho Person", "Rho Robot"]
-    # The catalog, the search from the stale guess, the search with the fresh targets.
-    assert len(client.statements) == 3, client.statements
-    assert len((await search(client, "rho"))["names"]) == 2
-    assert len(client.statements) == 2, client.statements
-    await graph.write("DROP INDEX robot_names", {})
-    error = await error_of(client, "rho")
-    assert error["extensions"]["code"] == "INDEX_NOT_READY"
-    assert (error["extensions"]["label"], error["extensions"]["state"]) == ("Robot", "MISSING")
+    hit = EntityHit.from_record(record, scope, create_loaders(graph, scope), with_passages=False)
+    passages = await cast("Awaitable[list[Passage]]", hit.evidence)
+    assert [p.id for p in passages] == [version.passage_ids[1], version.passage_ids[0]]
+    assert [p.text for p in passages] == ["Ada two.", "Ada one."]

@@ -34,7 +34,7 @@ async def answers(graph: Graph, builder: GraphBuilder, query: str) -> dict[str, 
     ada = builder.entity_id("Ada")
     [entity] = await lookups.entities_by_id(graph, SCOPE, [ada])
     [evidence] = await lookups.evidence_by_entity_id(graph, SCOPE, [(ada, 10)])
-    hits = await entity_search.search_entities(
+    searched = await entity_search.search_entities(
         graph,
         SCOPE,
         targets=[
@@ -52,6 +52,7 @@ async def answers(graph: Graph, builder: GraphBuilder, query: str) -> dict[str, 
         cap_k=1000,
         with_text=False,
     )
+    hits = searched.records
     found = await walk.walk(
         graph,
         SCOPE,

@@ -99,11 +99,11 @@ async def test_lucene_syntax_has_no_effect_on_what_the_index_receives_or_returns
         "who's ada lovelace",
     ):
         found = await search(client, noisy, mode="LEXICAL")
-        assert client.parameters[-1]["lexicalQuery"] == "ada lovelace", noisy
+        assert client.search_parameters["lexicalQuery"] == "ada lovelace", noisy
         assert found["hits"] == plain["hits"], noisy
     # A boost's digits are a plain word like any other (digits name things: "Apollo 11").
     boosted = await search(client, "ada lovelace^2", mode="LEXICAL")
-    assert client.parameters[-1]["lexicalQuery"] == "ada lovelace 2 lovelace2"
+    assert client.search_parameters["lexicalQuery"] == "ada lovelace 2 lovelace2"
     assert boosted["names"][0] == "Ada Lovelace"
 
 
@@ -157,7 +157,7 @@ async def test_a_query_of_common_words_alone_does_not_flood_the_lexical_list(
     await builder.version("acme", names, mentions={n: [i] for i, n in enumerate(names)})
     await apply_schema(graph, TEST_DIMENSION)
     assert await lexical_names(client, "Who is it, and where is it?") == []
-    assert client.parameters[-1]["lexicalQuery"] == ""  # the index is not even read
+    assert client.search_parameters["lexicalQuery"] == ""  # the index is not even read
     hybrid = await search(client, "Who is it, and where is it?", axis(0))
     assert hybrid["hits"] and all(hit["lexicalRank"] is None for hit in hybrid["hits"])
     # A description sharing one generic word with a name is not a lexical hit either...
@@ -206,7 +206,7 @@ async def test_description_is_matched_only_when_retrieval_lexical_fields_says_so
     await apply_schema(graph, TEST_DIMENSION, lexical=both)
     async with serving(neo4j_uri, graph, RETRIEVAL_LEXICAL_FIELDS="name,description") as opted:
         assert await lexical_names(opted, "who disabled the drone?") == ["Sam Rivera"]
-        assert opted.parameters[-1]["lexicalTargets"][0]["fields"] == ["name", "description"]
+        assert opted.search_parameters["lexicalTargets"][0]["fields"] == ["name", "description"]
         # The coverage rule reads both fields: "expert" alone is one word of three.
         assert await lexical_names(opted, "expert on drone surveillance") == ["Sam Rivera"]
 
@@ -226,7 +226,7 @@ async def test_indexes_that_disagree_with_the_settings_are_reported_with_the_fix
         caplog.clear()
         # Searching still works, on the index there is, and does not repeat the warning.
         assert await lexical_names(client, "sam rivera") == ["Sam Rivera"]
-        assert client.parameters[-1]["lexicalTargets"][0]["fields"] == ["name"]
+        assert client.search_parameters["lexicalTargets"][0]["fields"] == ["name"]
         assert expected not in caplog.messages
         # A label that appears while serving is reported by the first search that reads it.
         await builder.version(

@@ -56,7 +56,7 @@ async def test_semantic_reads_come_from_the_store_capped_at_max_results(
     client.services.vector_store = qdrant
     found = await names(client, "zzz", axis(0), mode="SEMANTIC", limit=10)
     assert len(found) == 4  # min(2·10, 1000, max_results 4)
-    assert client.parameters[-1]["semanticK"] == 4
+    assert client.search_parameters["semanticK"] == 4
 
 
 async def test_the_store_read_is_repeated_at_its_cap_when_too_few_are_returnable(

@@ -165,7 +165,7 @@ async def read_evidence(world: StressWorld, committed: dict[str, int]) -> None:
 
 
 async def read_entity_search(world: StressWorld, committed: dict[str, int]) -> None:
-    hits = await entity_search.search_entities(
+    searched = await entity_search.search_entities(
         world.graph,
         SCOPE,
         targets=[
@@ -184,6 +184,7 @@ async def read_entity_search(world: StressWorld, committed: dict[str, int]) -> N
         cap_k=1000,
         with_text=True,
     )
+    hits = searched.records
     expected = {entity for d in world.documents.values() for entity in (d.ada, d.bo)}
     if {hit.entity.id for hit in hits} != expected:
         world.anomalies.append(f"entity search: hits {[hit.entity.name for hit in hits]}")
@@ -197,7 +198,7 @@ async def read_entity_search(world: StressWorld, committed: dict[str, int]) -> N
 
 async def read_passage_search(world: StressWorld, committed: dict[str, int]) -> None:
     for mode in ("LEXICAL", "SEMANTIC"):
-        hits = await passage_search.search_passages(
+        searched = await passage_search.search_passages(
             world.graph,
             SCOPE,
             mode=mode,
@@ -212,6 +213,7 @@ async def read_passage_search(world: StressWorld, committed: dict[str, int]) -> 
             candidates=1000 if mode == "LEXICAL" else 10,
             cap=1000,
         )
+        hits = searched.records
         world.check(f"passage search {mode}", (hit.passage.id for hit in hits), committed)
 
 

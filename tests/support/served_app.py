@@ -5,10 +5,13 @@ gateway, graphql-http's audit, a browser.
 
 Test-only: `GET /_test/statements` lists the statements the process sent to Neo4j since the last
   `DELETE /_test/statements`, so a test can count round trips across the process boundary.
+  `TEST_CATALOG_MAX_AGE_SECONDS` sets how long the process keeps its index catalog (contract
+  §3 says 1 s): a long one shows that what it sees, it sees through the graph's marker.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
@@ -20,6 +23,7 @@ from starlette.routing import Route
 
 from api.app import create_app
 from api.settings import Settings
+from graph.catalog_cache import catalog_cache
 
 
 class StatementLog:
@@ -50,6 +54,9 @@ def create_test_app() -> Starlette:
         async with served_lifespan(app):
             services = app.state.services
             services.graph.observers.append(statements.observe)
+            max_age = os.environ.get("TEST_CATALOG_MAX_AGE_SECONDS")
+            if max_age is not None:
+                catalog_cache(services.graph).max_age = float(max_age)
             yield
 
     app.router.lifespan_context = lifespan

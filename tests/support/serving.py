@@ -102,6 +102,9 @@ def service_environment(neo4j_uri: str) -> dict[str, str]:
         "EMBEDDER_DIM": str(TEST_DIMENSION),
         "GRAPHQL_INTROSPECTION": "true",
         "GRAPHIQL_ENABLED": "true",
+        # What a test counts must not depend on how busy the machine is: the process keeps its
+        # index catalog until the graph's marker moves (contract §3; served_app.py).
+        "TEST_CATALOG_MAX_AGE_SECONDS": "3600",
     }
 
 
