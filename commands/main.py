@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-# No BLAS threads: MiniLM's threads are ONNX Runtime's (EMBEDDER_THREADS), and numpy's
+# No BLAS threads: MiniLM's work runs in ONNX Runtime (EMBEDDER_THREADS runs at once), and numpy's
 # OpenBLAS threads would only spin beside them. Must be set before numpy is first imported.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 

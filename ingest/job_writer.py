@@ -34,8 +34,8 @@ from ingest.load_report import LoadTotals
 PASSAGE_BATCH = 1000
 ENTITY_BATCH = 1000
 RELATION_BATCH = 2000
-# Texts handed to the embedder per call. MiniLM spreads one call over its runtime threads
-# (EMBEDDER_THREADS) and batches it by length inside; the totals are updated after each call,
+# Texts handed to the embedder per call. MiniLM batches one call by length inside and runs
+# EMBEDDER_THREADS batches at once; the totals are updated after each call,
 # so a progress display moves every few seconds while a thousand passages are embedded.
 EMBED_STEP = 128
 
