@@ -133,7 +133,7 @@ SETTINGS: tuple[Setting, ...] = (
         "EMBEDDER_THREADS",
         "embedder_threads",
         Integer(None, 1, 64),
-        "`minilm`: ONNX Runtime's intra-op threads per embedding; unset: min(2, cores).",
+        "`minilm`: batches of texts embedded at once, one core each; unset: min(2, cores).",
     ),
     Setting(
         "EMBEDDER_PRECISION",

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from embedding import hashing, minilm
 from embedding.base import Embedder, EmbedderConfigError
-from embedding.openai_compatible import OpenAICompatibleEmbedder
 
 KINDS = ("minilm", "openai", "hash")
 MAX_DIMENSION = 4096  # the most a Neo4j vector index takes
@@ -80,6 +79,10 @@ def create_embedder(
                 "model's name and EMBEDDER_DIM to its number of dimensions "
                 "(and EMBEDDER_API_KEY if it wants a key)"
             )
+        # Imported here: httpx (and the command-line tools it brings) cost every command's
+        # start-up a tenth of a second of CPU, and only this embedder uses it.
+        from embedding.openai_compatible import OpenAICompatibleEmbedder
+
         return OpenAICompatibleEmbedder(
             url=url, model=model, dimension=dimension, api_key=api_key or None
         )

@@ -9,9 +9,11 @@ ONNX graph built from those weights (`embedding.minilm_graph`) on first use, off
 in `embedding.model_cache`; vectors match sentence-transformers' to float32 rounding (see
 tests/test_embedding_minilm.py).
 
-Threads are set for a machine shared with Neo4j and other services: `threads` intra-op threads
-(EMBEDDER_THREADS, default min(2, cores)), one inter-op thread, and no spinning — idle runtime
-threads sleep instead of spinning on a core another process needs. `precision="int8"`
+Threads are set for a machine shared with Neo4j and other services: each run of the graph
+uses one thread (no runtime thread pool, so nothing spins or waits on a core another process
+needs), and a call with several batches runs up to `threads` of them at once (EMBEDDER_THREADS,
+default min(2, cores)). Per text this costs 10–15% less CPU than one run spread over two
+intra-op threads (docs/performance.md). `precision="int8"`
 (EMBEDDER_PRECISION) runs a dynamically quantised copy of the graph: faster, vectors within
 0.97–0.996 cosine of fp32 (docs/performance.md has the measured effect on retrieval).
 
@@ -28,7 +30,9 @@ import importlib.resources
 import logging
 import os
 import tempfile
+import threading
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Literal
 
@@ -57,14 +61,16 @@ MAX_TOKENS = minilm_graph.MAX_TOKENS
 Precision = Literal["fp32", "int8"]
 PRECISIONS: tuple[Precision, ...] = ("fp32", "int8")
 # A batch holds at most this many texts and this many (padded) tokens. Measured on 200-word
-# passages, CPU time per passage was lowest at 1024-2048 tokens (8 full passages) and grew
-# by a fifth at 8192, as the activations and attention scores outgrow the caches.
+# passages with one thread a run, CPU time per passage was lowest at 512-1024 tokens (2-4
+# full passages), 5-10% higher at 2048 and higher still beyond, as the activations and
+# attention scores outgrow the caches; small batches also give the runners more to share.
 BATCH_TEXTS = 64
-BATCH_TOKENS = 2048
+BATCH_TOKENS = 1024
 
 
 def default_threads() -> int:
-    """min(2, the cores this process may run on): more would only queue on a shared machine."""
+    """min(2, the cores this process may run on): more runs at once would only queue on a
+    shared machine."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not on every platform
@@ -98,16 +104,16 @@ def model_file_name(precision: Precision) -> str:
     return f"{MODEL_NAME}-{WEIGHTS_SHA256[:16]}-graph{minilm_graph.GRAPH_VERSION}-{precision}.onnx"
 
 
-def session_options(threads: int) -> onnxruntime.SessionOptions:
+def session_options() -> onnxruntime.SessionOptions:
+    """One thread a run: the run works on its caller's thread and the session starts no
+    thread pool. Cores are shared by running batches side by side (`MiniLMEmbedder.threads`),
+    which costs less CPU per text than splitting each operator between threads and waiting
+    for both halves after each of the graph's ~180 operators (docs/performance.md)."""
     options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = threads
+    options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
     options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
     options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
-    # Spinning threads would hold a core for a while after each run, away from Neo4j and
-    # the event loop; a woken thread costs microseconds, a run milliseconds.
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    options.add_session_config_entry("session.inter_op.allow_spinning", "0")
     options.log_severity_level = 3  # errors only: the optimiser's notes are not the user's
     return options
 
@@ -117,7 +123,9 @@ class MiniLMEmbedder:
 
     Construction checks the weights' sha256, builds the ONNX graph the first time on a machine
     (a few seconds; int8 a few more) and opens a runtime session (about a second); after that
-    `embed` is safe to call from several threads at once.
+    `embed` is safe to call from several threads at once. A call whose texts make several
+    batches runs up to `threads` of them at once, on worker threads started at its first such
+    call; a single batch (a query) runs on the caller's thread.
     """
 
     def __init__(
@@ -149,7 +157,9 @@ class MiniLMEmbedder:
         self._tokenizer = Tokenizer.from_file(str(tokenizer_path))
         self._tokenizer.enable_truncation(max_length=MAX_TOKENS)
         self._tokenizer.no_padding()  # padded per batch below, to that batch's longest text
-        self._session = _open_session(weights_path, precision, session_options(self.threads))
+        self._session = _open_session(weights_path, precision, session_options())
+        self._runners: ThreadPoolExecutor | None = None
+        self._runners_lock = threading.Lock()
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         if isinstance(texts, str):
@@ -158,9 +168,26 @@ class MiniLMEmbedder:
             return []
         token_ids = [encoding.ids for encoding in self._tokenizer.encode_batch(list(texts))]
         vectors = np.empty((len(token_ids), DIMENSION), dtype=np.float32)
-        for batch in _batches([len(ids) for ids in token_ids]):
+
+        def run(batch: list[int]) -> None:
             vectors[batch] = self._mean_pooled([token_ids[i] for i in batch])
+
+        batches = _batches([len(ids) for ids in token_ids])
+        if len(batches) == 1 or self.threads == 1:
+            for batch in batches:
+                run(batch)
+        else:
+            # Longest texts first: the short, cheap batches come last and fill in, so neither
+            # runner is left alone with a long batch at the end.
+            for _ in self._batch_runners().map(run, reversed(batches)):
+                pass  # map re-raises a run's error here
         return unit_vectors(vectors)
+
+    def _batch_runners(self) -> ThreadPoolExecutor:
+        with self._runners_lock:
+            if self._runners is None:
+                self._runners = ThreadPoolExecutor(self.threads, thread_name_prefix="minilm")
+            return self._runners
 
     def _mean_pooled(self, token_ids: list[list[int]]) -> np.ndarray:
         texts, tokens = len(token_ids), max(len(ids) for ids in token_ids)
@@ -173,7 +200,12 @@ class MiniLMEmbedder:
         return np.asarray(pooled)
 
     def close(self) -> None:
-        """Nothing to release: the session goes with the object."""
+        """Stops the batch runners (idle ones at once; a run under way ends on its own). The
+        session goes with the object; `embed` still works after, starting runners again."""
+        with self._runners_lock:
+            runners, self._runners = self._runners, None
+        if runners is not None:
+            runners.shutdown(wait=False, cancel_futures=True)
 
 
 def _open_session(

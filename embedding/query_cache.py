@@ -35,8 +35,9 @@ DEFAULT_SIZE = 1024
 # Texts handed to one worker-thread call by `embed_many`: a cancelled load stops within one
 # chunk (MiniLM: a few seconds of passages) instead of after the whole list.
 LOAD_CHUNK = 256
-# Embeddings running at once. MiniLM already spreads one batch over both cores; more threads
-# would only take turns on them. An endpoint would take more, but queries rarely queue.
+# Embeddings running at once. MiniLM runs a query on one core, so two use both, and a call of
+# many texts already runs its batches side by side (EMBEDDER_THREADS); more threads would only
+# take turns on the cores. An endpoint would take more, but queries rarely queue.
 DEFAULT_CONCURRENCY = 2
 # Embedders cheaper than the hop to a worker thread and back (hash: about 0.1 ms a query,
 # the hop 0.7 ms p50 and more under load): their queries are embedded on the event loop.

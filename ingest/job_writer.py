@@ -8,7 +8,9 @@ Each statement carries at most one batch (`UNWIND` of up to PASSAGE_BATCH passag
 entities, RELATION_BATCH relations). Embedding and writing overlap: while batch n is written
 to Neo4j, the vectors of batch n+1 are computed in a worker thread, so the embedder's cores and
 the database work at once; at most two batches' vectors are held, so memory stays bounded
-however long a line is. Writes keep their order (entities after the passages they mention).
+however long a line is. The first batch's vectors are computed from the start, while the job
+begins (and, before a load's first job, while the graph's constraints are made sure of).
+Writes keep their order (entities after the passages they mention).
 Until the commit none of it is current; if anything fails on the way, the embedding under way
 is cancelled and `fail_job` removes what the job wrote.
 """
@@ -34,8 +36,8 @@ from ingest.load_report import LoadTotals
 PASSAGE_BATCH = 1000
 ENTITY_BATCH = 1000
 RELATION_BATCH = 2000
-# Texts handed to the embedder per call. MiniLM spreads one call over its runtime threads
-# (EMBEDDER_THREADS) and batches it by length inside; the totals are updated after each call,
+# Texts handed to the embedder per call. MiniLM batches one call by length inside and runs
+# EMBEDDER_THREADS batches at once; the totals are updated after each call,
 # so a progress display moves every few seconds while a thousand passages are embedded.
 EMBED_STEP = 128
 
@@ -81,35 +83,54 @@ class JobWriter:
         self._totals = totals
         self._on_progress = on_progress
 
-    async def write(self, version: DocumentVersion, content_hash: str) -> None:
-        """Write `version` as a new job and commit it; on any failure, fail it and re-raise."""
+    async def write(
+        self,
+        version: DocumentVersion,
+        content_hash: str,
+        before_job: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
+        """Write `version` as a new job and commit it; on any failure, fail it and re-raise.
+
+        The first batch's embeddings are computed from the start, while `before_job` (the
+        graph's constraints, say: statements of their own, no part of the job) and the job's
+        beginning go to Neo4j. Should either fail, that embedding is cancelled.
+        """
         document = version.document
-        job = await jobs.begin_job(
-            self._graph, document.id, document.workspace, document.title, document.uri
-        )
+        steps: list[_Step] = [
+            *(
+                _Step(
+                    partial(self._passage_rows, passages),
+                    jobs.write_passages,
+                    "passages",
+                    len(passages),
+                )
+                for passages in batches(version.passages, PASSAGE_BATCH)
+            ),
+            *(
+                _Step(
+                    partial(self._entity_rows, entities),
+                    jobs.write_entities,
+                    "entities",
+                    len(entities),
+                )
+                for entities in batches(version.entities, ENTITY_BATCH)
+            ),
+        ]
+        first: list[asyncio.Future[list[dict[str, Any]]]] = [
+            asyncio.ensure_future(step.rows()) for step in steps[:1]
+        ]
+        try:
+            if before_job is not None:
+                await before_job()
+            job = await jobs.begin_job(
+                self._graph, document.id, document.workspace, document.title, document.uri
+            )
+        except BaseException:
+            await _cancel(first)
+            raise
         try:
             totals = self._totals
-            steps: list[_Step] = [
-                *(
-                    _Step(
-                        partial(self._passage_rows, passages),
-                        jobs.write_passages,
-                        "passages",
-                        len(passages),
-                    )
-                    for passages in batches(version.passages, PASSAGE_BATCH)
-                ),
-                *(
-                    _Step(
-                        partial(self._entity_rows, entities),
-                        jobs.write_entities,
-                        "entities",
-                        len(entities),
-                    )
-                    for entities in batches(version.entities, ENTITY_BATCH)
-                ),
-            ]
-            await self._embed_ahead_and_write(job, steps)
+            await self._embed_ahead_and_write(job, steps, first)
             for relations in batches(version.relations, RELATION_BATCH):
                 await jobs.write_relations(self._graph, job, _relation_rows(relations))
                 totals.relations += len(relations)
@@ -122,9 +143,11 @@ class JobWriter:
                 await jobs.fail_job(self._graph, job.id)
             raise
 
-    async def _embed_ahead_and_write(self, job: jobs.Job, steps: list[_Step]) -> None:
-        """Writes each step's rows in order, computing the next step's rows meanwhile."""
-        pending = [asyncio.ensure_future(step.rows()) for step in steps[:1]]
+    async def _embed_ahead_and_write(
+        self, job: jobs.Job, steps: list[_Step], pending: list[asyncio.Future[list[dict[str, Any]]]]
+    ) -> None:
+        """Writes each step's rows in order, computing the next step's rows meanwhile;
+        `pending` holds the first step's rows being computed."""
         try:
             for index, step in enumerate(steps):
                 rows = await pending.pop()
@@ -134,11 +157,7 @@ class JobWriter:
                 setattr(self._totals, step.counter, getattr(self._totals, step.counter) + step.size)
                 self._on_progress()
         finally:
-            # A write failed (or the load was cancelled): stop the embedding under way. It
-            # ends with its current call to the embedder (a worker thread is not interrupted).
-            for task in pending:
-                task.cancel()
-            await asyncio.gather(*pending, return_exceptions=True)
+            await _cancel(pending)
 
     async def _vectors(self, texts: list[str]) -> list[list[float]]:
         vectors: list[list[float]] = []
@@ -198,6 +217,14 @@ class _Step:
     write: Callable[[Graph, jobs.Job, list[dict[str, Any]]], Awaitable[None]]
     counter: str  # the LoadTotals field it counts in
     size: int
+
+
+async def _cancel(pending: list[asyncio.Future[list[dict[str, Any]]]]) -> None:
+    """A write failed (or the load was cancelled): stop the embedding under way. It ends with
+    its current call to the embedder (a worker thread is not interrupted)."""
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
 
 
 def _relation_rows(relations: Sequence[RelationInput]) -> list[dict[str, Any]]:

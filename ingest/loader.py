@@ -105,10 +105,12 @@ class Loader:
         problems = reference_problems(version, stored)
         if problems is not None:
             return problems
-        await self._prepare_graph()
         try:
-            await self._writer.write(version, content_hash)
+            # The first batch is embedded while the graph is prepared (before the first job).
+            await self._writer.write(version, content_hash, before_job=self._prepare_graph)
         except ClientError as error:
+            if not self._prepared:
+                raise  # the graph's constraints or embedder record failed, not this line
             # The graph refused a statement (a constraint, say, when another load wrote the
             # same ids meanwhile): the job was failed and cleaned up; the other lines go on.
             log.debug("line refused by Neo4j", exc_info=True)

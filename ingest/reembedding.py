@@ -123,7 +123,7 @@ async def _embed_entities(
 async def _vectors(
     embedder: QueryEmbedder, texts: list[str], totals: LoadTotals
 ) -> list[list[float]]:
-    # One call: MiniLM spreads it over its runtime's threads (EMBEDDER_THREADS).
+    # One call: MiniLM runs its batches EMBEDDER_THREADS at a time.
     started = time.monotonic()
     vectors = await embedder.embed_many(texts)
     totals.embedding_seconds += time.monotonic() - started

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,11 @@ FIXTURE = Path(__file__).parent / "fixtures" / "minilm_reference.json"
 @pytest.fixture(scope="module")
 def embedder() -> MiniLMEmbedder:
     return MiniLMEmbedder()
+
+
+@pytest.fixture(scope="module")
+def two_runners() -> MiniLMEmbedder:
+    return MiniLMEmbedder(threads=2)
 
 
 @pytest.fixture(scope="module")
@@ -127,12 +133,60 @@ def test_int8_stays_close_to_sentence_transformers_reference(
     assert np.median(similarity) > 0.98, similarity
 
 
-def test_the_runtime_runs_with_the_configured_threads_and_no_spinning() -> None:
-    options = minilm.session_options(3)
-    assert (options.intra_op_num_threads, options.inter_op_num_threads) == (3, 1)
-    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
-    assert options.get_session_config_entry("session.inter_op.allow_spinning") == "0"
+def test_each_run_uses_one_runtime_thread() -> None:
+    options = minilm.session_options()
+    assert (options.intra_op_num_threads, options.inter_op_num_threads) == (1, 1)
     assert 1 <= minilm.default_threads() <= 2
+
+
+def test_a_call_of_several_batches_runs_them_side_by_side(
+    two_runners: MiniLMEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two texts of very different lengths make two batches. Each run waits at the barrier
+    # for the other: run one after the other, the first would wait alone and fail.
+    texts = ["a short one", " ".join(["a much longer text about the quay"] * 20)]
+    lengths = [len(encoding.ids) for encoding in two_runners._tokenizer.encode_batch(texts)]
+    assert len(minilm._batches(lengths)) == 2
+    barrier = threading.Barrier(2, timeout=30)
+    original = two_runners._mean_pooled
+
+    def run_together(token_ids: list[list[int]]) -> np.ndarray[Any, Any]:
+        barrier.wait()
+        return original(token_ids)
+
+    monkeypatch.setattr(two_runners, "_mean_pooled", run_together)
+    together = np.array(two_runners.embed(texts))
+    monkeypatch.undo()
+    alone = np.array([two_runners.embed([text])[0] for text in texts])
+    assert np.abs(together - alone).max() < 1e-5
+
+
+def test_a_single_batch_runs_on_the_callers_thread(
+    two_runners: MiniLMEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    threads: list[threading.Thread] = []
+    original = two_runners._mean_pooled
+
+    def record(token_ids: list[list[int]]) -> np.ndarray[Any, Any]:
+        threads.append(threading.current_thread())
+        return original(token_ids)
+
+    monkeypatch.setattr(two_runners, "_mean_pooled", record)
+    two_runners.embed(["who signed for the cargo?", "who paid for it?"])
+    assert threads == [threading.current_thread()]
+
+
+def test_a_closed_embedder_stops_its_runners_and_still_embeds(
+    two_runners: MiniLMEmbedder,
+) -> None:
+    texts = ["a short one", " ".join(["a much longer text about the quay"] * 20)]
+    before = np.array(two_runners.embed(texts))
+    runners = two_runners._runners
+    assert runners is not None
+    two_runners.close()
+    with pytest.raises(RuntimeError):  # shut down: it takes no more work
+        runners.submit(print)
+    assert np.abs(np.array(two_runners.embed(texts)) - before).max() < 1e-6
 
 
 def test_the_graph_is_cached_under_a_name_keyed_by_the_weights_and_the_builder() -> None:

@@ -10,10 +10,11 @@ from typing import Any, LiteralString
 
 import anyio.to_thread
 import pytest
+from neo4j.exceptions import ClientError
 
 from embedding.hashing import HashEmbedder
 from embedding.query_cache import QueryEmbedder
-from graph import jobs
+from graph import graph_schema, jobs
 from graph.driver import Graph
 from ingest import job_writer
 from ingest.bundle import parse_line
@@ -183,3 +184,61 @@ async def test_the_next_batch_is_embedded_while_the_current_one_is_written(
     assert await loader.load_line(version_of(line)) is None
     counts = await graph_counts(graph)
     assert (counts[":Chunk"], counts[":Entity"]) == (20, 3)
+
+
+class FirstCallEmbedder(HashEmbedder):
+    """Notes when its first call starts (from the loader's worker thread)."""
+
+    def __init__(self) -> None:
+        super().__init__(TEST_DIMENSION)
+        self.first_call_started = threading.Event()
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.first_call_started.set()
+        return super().embed(texts)
+
+
+class SlowToBeginGraph(Graph):
+    """Holds the job's first statement until the embedding has started: a loader that
+    embedded only once the job had begun would never get past it."""
+
+    embedder: FirstCallEmbedder
+
+    async def write(self, query: LiteralString, parameters: Mapping[str, Any]) -> list[Any]:
+        if query == jobs.BEGIN_JOB:
+            started = await anyio.to_thread.run_sync(self.embedder.first_call_started.wait, 60)
+            assert started, "the first batch was not embedded while the job was beginning"
+        return await super().write(query, parameters)
+
+
+async def test_the_first_batch_is_embedded_while_the_job_begins(graph: Graph) -> None:
+    line = bundle_line(1, [(1, "Ada met Grace.")], entities=[entity(1, "Ada", [1])])
+    embedder = FirstCallEmbedder()
+    slow = SlowToBeginGraph(graph.driver, graph.database)
+    slow.embedder = embedder
+    assert await Loader(slow, QueryEmbedder(embedder, size=0)).load_line(version_of(line)) is None
+    counts = await graph_counts(graph)
+    assert (counts[":Chunk"], counts[":Entity"]) == (1, 1)
+
+
+class RefusingConstraintsGraph(Graph):
+    """Neo4j refuses the first of the graph's constraint statements."""
+
+    async def write(self, query: LiteralString, parameters: Mapping[str, Any]) -> list[Any]:
+        if query == graph_schema.CONSTRAINTS[0]:
+            await super().write("RETURN 1 / $zero AS boom", {"zero": 0})
+        return await super().write(query, parameters)
+
+
+async def test_a_refused_graph_preparation_stops_the_load_instead_of_rejecting_the_line(
+    graph: Graph,
+) -> None:
+    # The embedding began beside the preparation; the refusal still ends the load (it is
+    # the graph's, not the line's) and nothing of the line is written.
+    line = bundle_line(1, [(1, "Ada met Grace.")], entities=[entity(1, "Ada", [1])])
+    refusing = RefusingConstraintsGraph(graph.driver, graph.database)
+    with pytest.raises(ClientError) as refused:
+        await loader(refusing).load([(1, version_of(line))])
+    assert refused.value.code == "Neo.ClientError.Statement.ArithmeticError"
+    counts = await graph_counts(graph)
+    assert [counts.get(label, 0) for label in (":Chunk", ":Entity", ":Job")] == [0, 0, 0]
