@@ -5,11 +5,12 @@ record, or the vector indexes' dimension: api/embedder_setup.py) and tells the o
 lexical indexes that differ from the settings. A mismatch found at start stops the service
 (contract §9). When Neo4j is down at start the checks cannot run; skipping them for good would let
 searches run later with vectors of another dimension and fail as INTERNAL. So until they have
-passed, every GraphQL request and `/readyz` tries them again first (one attempt at a time):
-while Neo4j is still unreachable the request is answered BACKEND_UNAVAILABLE and `/readyz` is
-503; once they pass they are never run again. A mismatch found after start cannot stop the
-service: it is logged as an error and every request is BACKEND_UNAVAILABLE until the operator
-fixes the configuration and restarts it.
+passed, every GraphQL request, every MCP tool call (`/mcp` and `evidencegraph mcp`) and
+`/readyz` tries them again first (one attempt at a time; `Services.ensure_graph_checked` is the
+one way in): while Neo4j is still unreachable the request or tool call is answered
+BACKEND_UNAVAILABLE and `/readyz` is 503; once they pass they are never run again. A mismatch
+found after start cannot stop the service: it is logged as an error and every request is
+BACKEND_UNAVAILABLE until the operator fixes the configuration and restarts it.
 """
 
 from __future__ import annotations

@@ -185,11 +185,8 @@ class GraphQLView(GraphQL[RequestContext, None]):
     async def unchecked_graph(services: Services) -> GraphQLError | None:
         """BACKEND_UNAVAILABLE while the graph's start checks cannot pass (api/graph_checks.py):
         nothing is answered from a graph whose vectors were not checked against the embedder."""
-        checks = services.graph_checks
-        if checks is None:
-            return None
         try:
-            await checks.ensure()
+            await services.ensure_graph_checked()
         except BackendUnavailable as unavailable:
             return coded_error(GraphQLError(unavailable.message, original_error=unavailable))
         return None

@@ -31,12 +31,14 @@ from mcpserver.server import create_server
 GRANT_KEY = "evidencegraph.grant"
 
 
-def caller_of(request: Request | None) -> tuple[AnswerContext, Grant]:
+async def caller_of(request: Request | None) -> tuple[AnswerContext, Grant]:
+    """The tool call's context and grant; BACKEND_UNAVAILABLE while the graph's start checks
+    cannot pass (api/graph_checks.py), as `/graphql` answers then."""
     if request is None:
         raise RuntimeError("/mcp answers HTTP requests only")
     services: Services = request.app.state.services
     grant: Grant = request.scope[GRANT_KEY]
-    return services.answer_context(), grant
+    return await services.checked_answer_context(), grant
 
 
 class McpEndpoint:

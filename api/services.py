@@ -26,6 +26,19 @@ class Services:
     # The start checks of the graph, run again until they pass (api/graph_checks.py).
     graph_checks: GraphChecks | None = None
 
+    async def ensure_graph_checked(self) -> None:
+        """Return once the graph's start checks have passed; BackendUnavailable while they
+        cannot (api/graph_checks.py). Every door runs it before it answers from the graph:
+        `/graphql` before it executes a request, `/mcp` and `evidencegraph mcp` before each
+        tool call (`checked_answer_context`), `/readyz` for its answer."""
+        if self.graph_checks is not None:
+            await self.graph_checks.ensure()
+
+    async def checked_answer_context(self) -> AnswerContext:
+        """`answer_context()` once the graph's start checks have passed (`ensure_graph_checked`)."""
+        await self.ensure_graph_checked()
+        return self.answer_context()
+
     def answer_context(self) -> AnswerContext:
         """What the searches and the walk read, from the collaborators as they are now (built
         per request: tests and benchmarks swap the graph or the embedder of a running app)."""

@@ -49,8 +49,8 @@ async def serve_stdio(settings: Settings) -> int:
     configured_identity(settings)  # a bad embedder setting stops here, with its message
     async with open_services(settings, ProcessGrant(grant)) as services:
 
-        def caller_of(request: Request | None) -> tuple[AnswerContext, Grant]:
-            return services.answer_context(), grant
+        async def caller_of(request: Request | None) -> tuple[AnswerContext, Grant]:
+            return await services.checked_answer_context(), grant
 
         server = create_server(caller_of, settings.mcp_max_result_chars)
         async with stdio_server() as (read_stream, write_stream):

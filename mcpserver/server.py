@@ -7,7 +7,7 @@ logged here and never sent."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from mcp import types
@@ -34,8 +34,9 @@ INSTRUCTIONS = (
 )
 
 # Who is calling and what they may read, for one tool call: the HTTP door reads it from the
-# request (its bearer token), the stdio door has one for the whole process.
-CallerOf = Callable[[Request | None], tuple[AnswerContext, Grant]]
+# request (its bearer token), the stdio door has one for the whole process. Both give the
+# context only once the graph's start checks have passed (BackendUnavailable until then).
+CallerOf = Callable[[Request | None], Awaitable[tuple[AnswerContext, Grant]]]
 
 
 def error_result(error: EvidenceGraphError) -> types.CallToolResult:
@@ -59,7 +60,7 @@ async def call_tool(
     try:
         if answerer is None:
             raise Malformed("name", "no such tool; tools/list names them")
-        context, grant = caller_of(request)
+        context, grant = await caller_of(request)
         answer = await answerer(context, grant, Arguments(arguments))
     except EvidenceGraphError as error:
         log.info("tool %s: client error %s: %s", name, error.code, error.message)

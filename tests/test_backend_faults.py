@@ -29,6 +29,7 @@ from neo4j.exceptions import (
 
 from contract.errors import BackendUnavailable
 from graph.driver import READ_ATTEMPTS, Graph
+from tests.support.failing_driver import FailingDriver, graph_failing_with
 
 
 def server_error(code: str) -> Neo4jError:
@@ -71,33 +72,6 @@ SERVICE_DEFECTS: list[BaseException] = [
     DatabaseError(),
     ValueError("a bug"),
 ]
-
-
-class FailingDriver:
-    """A driver whose every statement fails with `error`."""
-
-    def __init__(self, error: BaseException) -> None:
-        self.error = error
-
-    def session(self, **_: Any) -> FailingDriver:
-        return self
-
-    async def __aenter__(self) -> FailingDriver:
-        return self
-
-    async def __aexit__(self, *_: Any) -> None:
-        return None
-
-    async def run(self, *_: Any) -> None:
-        raise self.error
-
-    async def execute_query(self, *_: Any, **__: Any) -> None:
-        raise self.error
-
-
-def graph_failing_with(error: BaseException) -> Graph:
-    driver: Any = FailingDriver(error)
-    return Graph(driver, query_timeout=2.0)
 
 
 def runs(graph: Graph) -> list[Any]:

@@ -16,21 +16,17 @@ import anyio.to_thread
 import httpx
 import neo4j
 import pytest
-from neo4j.exceptions import ServiceUnavailable
 
 from api.app import create_app
-from api.graph_checks import GraphChecks
 from contract.errors import BackendUnavailable
-from embedding.base import EmbedderIdentity
 from embedding.openai_compatible import OpenAICompatibleEmbedder
 from embedding.query_cache import QueryEmbedder
 from graph.driver import Graph
 from graph.graph_schema import CONSTRAINTS, apply_schema
-from graph.lexical_index import LexicalIndexSpec
 from localneo4j.server import free_port, start, stop
 from tests.conftest import TEST_DIMENSION, serving, settings_for_tests
+from tests.support.failing_driver import deferred_graph_checks
 from tests.support.graph_builder import GraphBuilder
-from tests.test_backend_faults import FailingDriver
 from tests.test_embedding_openai import FakeEndpoint, Reply
 
 RECOVERY_DEADLINE = 180.0  # seconds; a loaded 2-core machine restarts Neo4j in 20-90 s
@@ -192,12 +188,8 @@ async def test_graph_checks_skipped_at_start_run_when_neo4j_answers_and_a_mismat
     mismatch it finds then is BACKEND_UNAVAILABLE for every request, never INTERNAL."""
     await builder.version("acme", ["Ada."], mentions={"Ada": [0]})
     await apply_schema(graph, TEST_DIMENSION)  # 8-dimensional vector indexes
-    down: Any = FailingDriver(ServiceUnavailable("down"))
-    lexical = LexicalIndexSpec()
     for dimension, fits in ((TEST_DIMENSION, True), (16, False)):
-        identity = EmbedderIdentity("hash", "hash", dimension)
-        checks = GraphChecks(Graph(down), identity, lexical, set())
-        await checks.at_start()  # tolerated: Neo4j is down
+        checks = await deferred_graph_checks(dimension)
         with pytest.raises(BackendUnavailable):
             await checks.ensure()
         checks.graph = graph  # Neo4j answers now

@@ -20,6 +20,7 @@ from mcp import ClientSession
 from graph.driver import Graph
 from graph.graph_schema import apply_schema
 from tests.conftest import TEST_DIMENSION, Client, serving
+from tests.support.failing_driver import deferred_graph_checks
 from tests.support.graph_builder import GraphBuilder, unit_vector
 from tests.support.mcp_sessions import (
     error_of,
@@ -310,6 +311,29 @@ async def test_backend_unavailable_and_internal_over_http(
         result = await session.call_tool("entity_labels", {})
     internal = error_of(result)
     assert internal["code"] == "INTERNAL" and "secret" not in text_of(result)
+
+
+async def test_a_tool_call_waits_for_the_start_checks_deferred_while_neo4j_was_down(
+    keyed: Client, world: World
+) -> None:
+    """api/graph_checks.py: checks that could not run at start run at the next tool call, as
+    at the next GraphQL request. Until they pass the call is BACKEND_UNAVAILABLE, never
+    INTERNAL; once they pass it is answered; a mismatch they find is BACKEND_UNAVAILABLE."""
+    passage = world.acme_passages[0]
+    for dimension, fits in ((TEST_DIMENSION, True), (16, False)):
+        checks = await deferred_graph_checks(dimension)
+        keyed.services.graph_checks = checks
+        async with http_session(keyed, ACME_KEY) as session:
+            waiting = error_of(await session.call_tool("get_passage", {"id": passage}))
+            assert waiting["code"] == "BACKEND_UNAVAILABLE" and not checks.passed
+            checks.graph = keyed.graph  # Neo4j answers now
+            result = await session.call_tool("get_passage", {"id": passage})
+            if fits:
+                assert structured(result)["passage"]["id"] == passage and checks.passed
+            else:
+                mismatch = error_of(result)
+                assert mismatch["code"] == "BACKEND_UNAVAILABLE", mismatch
+                assert "does not fit" in mismatch["message"] and not checks.passed
 
 
 async def test_no_token_or_a_bad_one_is_401_before_any_tool_runs(keyed: Client) -> None:

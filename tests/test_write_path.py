@@ -36,24 +36,29 @@ async def test_a_job_is_all_or_nothing_for_every_reader_at_every_instant(graph: 
     """Readers of every kind that applies the visibility rule, concurrent with writers
     committing a fixed number of versions: no answer shows neither version, a mix of two, or
     a version older than the one committed before it began (tests/support/job_stress.py)."""
+    anomalous: dict[int, list[str]] = {}
     for round_number in range(1, STRESS_ROUNDS + 1):
         if round_number > 1:
             await wipe(graph)
         world = await run_stress(graph, documents=2, commits=4, copies=2)
-        assert world.anomalies == [], (round_number, world.anomalies[:20], len(world.anomalies))
         assert set(world.reads) >= {
             "lookup",
-            "evidence",
+            "evidence of Ada",
+            "evidence of Bo",
             "entity search",
             "passage search LEXICAL",
             "passage search SEMANTIC",
             "walk",
         }, world.reads
         # After the last commit every reader sees the last version.
-        last = {d.id: d.committed for d in world.documents.values()}
+        last = world.now()
         assert all(n == 5 for n in last.values())
         await read_lookups(world, last)
-        assert world.anomalies == []
+        if world.anomalies:
+            anomalous[round_number] = world.anomalies
+    # Every round runs, so a loop of many reports how many of them were anomalous.
+    report = [f"round {n}: {a}" for n, anomalies in anomalous.items() for a in anomalies[:10]]
+    assert not anomalous, (f"{len(anomalous)} of {STRESS_ROUNDS} rounds anomalous", report)
 
 
 async def test_a_commit_stopped_between_its_steps_leaves_the_old_version_and_recover_ends_it(

@@ -12,7 +12,11 @@ and every answer is checked per document:
 - mix: its passages are not exactly one version (within one answer);
 - stale: the version shown is older than the one committed before the read began.
 
-`run_stress` returns every anomaly found, as text; the test asserts there are none.
+`run_stress` returns every anomaly found, as text: the reader kind (and the entity, for a
+reader of one entity's evidence), what broke the rule, what the answer held per entity
+(`doc 1a2b3c: v2 x4` = four passages of that document's version 2), and each document's
+committed versions when the read began and when it was checked. The test asserts there are
+none.
 """
 
 from __future__ import annotations
@@ -53,6 +57,7 @@ class Document:
     relation_id: str = field(default_factory=new_id)
     versions: list[frozenset[str]] = field(default_factory=list)  # [n] = version n + 1
     committed: int = 0  # versions whose commit has returned
+    others: list[str] = field(default_factory=list)  # re-described by each version
 
 
 @dataclass
@@ -60,6 +65,7 @@ class StressWorld:
     graph: Graph
     documents: dict[str, Document] = field(default_factory=dict)
     document_of: dict[str, str] = field(default_factory=dict)  # passage id -> document id
+    document_of_entity: dict[str, str] = field(default_factory=dict)  # entity id -> document id
     anomalies: list[str] = field(default_factory=list)
     reads: dict[str, int] = field(default_factory=lambda: defaultdict(int))
 
@@ -96,6 +102,10 @@ class StressWorld:
                     "mentions": ids,
                 }
                 for entity, name in ((document.ada, "Ada"), (document.bo, "Bo"))
+            ]
+            + [
+                {"id": entity, "labels": ["Other"], "name": "other", "description": f"v{number}"}
+                for entity in document.others
             ],
         )
         await jobs.write_relations(
@@ -114,23 +124,53 @@ class StressWorld:
         await jobs.commit_job(graph, job)
         document.committed += 1
 
+    def versions_of(self, passage_ids: Iterable[str]) -> str:
+        """What `passage_ids` hold, per document and version: `doc 1a2b3c: v2 x4, v3 x1`."""
+        counts: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+        for passage_id in passage_ids:
+            document = self.documents.get(self.document_of.get(passage_id, "?"))
+            number = (
+                next((n for n, v in enumerate(document.versions, 1) if passage_id in v), 0)
+                if document
+                else 0
+            )
+            counts[document.id[:6] if document else "?"][number] += 1
+        if not counts:
+            return "nothing"
+        return "; ".join(
+            f"doc {d}: " + ", ".join(f"v{n} x{k}" for n, k in sorted(by_version.items()))
+            for d, by_version in sorted(counts.items())
+        )
+
+    def now(self) -> dict[str, int]:
+        """Each document's committed count now."""
+        return {d.id: d.committed for d in self.documents.values()}
+
     def check(
-        self, kind: str, seen: Iterable[str], committed: dict[str, int], whole: bool = True
+        self,
+        kind: str,
+        seen: Iterable[str],
+        committed: dict[str, int],
+        whole: bool = True,
+        detail: str = "",
     ) -> None:
         """`seen`: the passage ids one answer showed; `committed`: each document's committed
         count when the read began. With `whole`, each document must show a version entire;
-        otherwise (a limited evidence list) a part of one version."""
+        otherwise (a limited evidence list) a part of one version. `detail` says what the
+        answer held (per entity, say), for the report of an anomaly."""
         self.reads[kind] += 1
+        seen = list(seen)
         by_document: dict[str, set[str]] = defaultdict(set)
         for passage_id in seen:
             by_document[self.document_of.get(passage_id, "?")].add(passage_id)
+        found: list[str] = []
         if "?" in by_document:
-            self.anomalies.append(f"{kind}: passages of no version {sorted(by_document['?'])}")
+            found.append(f"passages of no version {sorted(by_document['?'])}")
         for document in self.documents.values():
             shown = by_document.get(document.id, set())
             before = committed[document.id]
             if before and not shown:
-                self.anomalies.append(f"{kind}: neither version of {document.id}")
+                found.append(f"neither version of doc {document.id[:6]}")
                 continue
             matches = [
                 number
@@ -138,30 +178,58 @@ class StressWorld:
                 if (shown == version if whole else shown <= version)
             ]
             if shown and not matches:
-                self.anomalies.append(
-                    f"{kind}: a mix of versions of {document.id}: {len(shown)} passages"
-                )
+                found.append(f"a mix of versions of doc {document.id[:6]}")
             elif matches and max(matches) < before:
-                self.anomalies.append(
-                    f"{kind}: version {max(matches)} of {document.id} after {before} committed"
+                found.append(
+                    f"version {max(matches)} of doc {document.id[:6]} after {before} committed"
                 )
+        if found:
+            self.report(kind, "; ".join(found), committed, detail or self.versions_of(seen))
+
+    def report(self, kind: str, what: str, committed: dict[str, int], detail: str) -> None:
+        """One anomaly: the reader kind, what broke the rule, what the answer held, and the
+        versions committed when the read began and when its answer was checked."""
+        began = ", ".join(f"{d[:6]}={n}" for d, n in committed.items())
+        ended = ", ".join(f"{d[:6]}={n}" for d, n in self.now().items())
+        self.anomalies.append(
+            f"{kind}: {what} | answer: {detail} | committed at start {began}, at check {ended}"
+        )
 
 
 Reader = Callable[[StressWorld, dict[str, int]], Awaitable[None]]
 
 
+def only(committed: dict[str, int], document_id: str) -> dict[str, int]:
+    """`committed` for an answer about one document: the others count as never committed."""
+    return {d: (n if d == document_id else 0) for d, n in committed.items()}
+
+
 async def read_lookups(world: StressWorld, committed: dict[str, int]) -> None:
     records = await lookups.passages_by_id(world.graph, SCOPE, list(world.document_of))
-    world.check("lookup", (r.id for r in records if r is not None), committed)
+    world.check("lookup", [r.id for r in records if r is not None], committed)
 
 
 async def read_evidence(world: StressWorld, committed: dict[str, int]) -> None:
     documents = list(world.documents.values())
-    keys = [(entity, 10) for d in documents for entity in (d.ada, d.bo)]
+    names = [(name, d) for d in documents for name in ("Ada", "Bo")]
+    keys = [(d.ada if name == "Ada" else d.bo, 10) for name, d in names]
     found = await lookups.evidence_by_entity_id(world.graph, SCOPE, keys)
-    world.check("evidence", (p.id for p in found[0] + found[2]), committed)
+    detail = " / ".join(
+        f"{name} of doc {d.id[:6]}: {world.versions_of(p.id for p in passages)}"
+        for (name, d), passages in zip(names, found, strict=True)
+    )
+    # Each entity's evidence alone shows one version of its document, whole.
+    for (name, document), passages in zip(names, found, strict=True):
+        world.check(
+            f"evidence of {name}",
+            (p.id for p in passages),
+            only(committed, document.id),
+            detail=detail,
+        )
     # One statement, every key: Ada's and Bo's evidence show one version of their document.
-    world.check("evidence of many entities", {p.id for ps in found for p in ps}, committed)
+    world.check(
+        "evidence of many entities", {p.id for ps in found for p in ps}, committed, detail=detail
+    )
 
 
 async def read_entity_search(world: StressWorld, committed: dict[str, int]) -> None:
@@ -185,15 +253,28 @@ async def read_entity_search(world: StressWorld, committed: dict[str, int]) -> N
         with_text=True,
     )
     hits = searched.records
+    detail = " / ".join(
+        f"{hit.entity.name} {hit.entity.id[:6]}"
+        f" {'SUPPORTED' if hit.supported else 'UNSUPPORTED'}: {world.versions_of(hit.evidence_ids)}"
+        for hit in hits
+    )
     expected = {entity for d in world.documents.values() for entity in (d.ada, d.bo)}
     if {hit.entity.id for hit in hits} != expected:
-        world.anomalies.append(f"entity search: hits {[hit.entity.name for hit in hits]}")
+        world.report("entity search", "not every entity is a hit", committed, detail)
     for hit in hits:
         if not hit.supported:
-            world.anomalies.append(f"entity search: {hit.entity.name} UNSUPPORTED")
+            world.report("entity search", f"{hit.entity.name} UNSUPPORTED", committed, detail)
         if [p.id for p in hit.passages] != list(hit.evidence_ids):
-            world.anomalies.append("entity search: evidence text of other passages")
-    world.check("entity search", {pid for hit in hits for pid in hit.evidence_ids}, committed)
+            world.report("entity search", "evidence text of other passages", committed, detail)
+        world.check(
+            f"entity search, {hit.entity.name}",
+            hit.evidence_ids,
+            only(committed, world.document_of_entity[hit.entity.id]),
+            detail=detail,
+        )
+    world.check(
+        "entity search", {pid for hit in hits for pid in hit.evidence_ids}, committed, detail=detail
+    )
 
 
 async def read_passage_search(world: StressWorld, committed: dict[str, int]) -> None:
@@ -231,18 +312,20 @@ async def read_walk(world: StressWorld, committed: dict[str, int]) -> None:
         ),
     )
     if found is None:
-        world.anomalies.append("walk: the start was unavailable")
+        world.report("walk", "the start was unavailable", committed, "no answer")
         return
+    evidence = [pid for edge, _ in found.edges for pid in edge.evidence_ids]
+    detail = f"{len(found.edges)} edges: " + " / ".join(
+        f"{edge.kind} {world.versions_of(edge.evidence_ids)}" for edge, _ in found.edges
+    )
     for edge, _ in found.edges:
         if edge.kind != "ASSERTION":
-            world.anomalies.append(f"walk: an edge of kind {edge.kind}")
-    evidence = [pid for edge, _ in found.edges for pid in edge.evidence_ids]
-    first = next(iter(world.documents))
+            world.report("walk", f"an edge of kind {edge.kind}", committed, detail)
     # The walk from the first document's Ada meets only that document.
-    only_first = {d: (n if d == first else 0) for d, n in committed.items()}
-    world.check("walk", evidence, only_first, whole=False)
+    first = next(iter(world.documents))
+    world.check("walk", evidence, only(committed, first), whole=False, detail=detail)
     if len(found.edges) != 1:
-        world.anomalies.append(f"walk: {len(found.edges)} edges")
+        world.report("walk", f"{len(found.edges)} edges", committed, detail)
 
 
 READERS: tuple[Reader, ...] = (
@@ -254,14 +337,22 @@ READERS: tuple[Reader, ...] = (
 )
 
 
-async def run_stress(graph: Graph, *, documents: int, commits: int, copies: int) -> StressWorld:
+async def run_stress(
+    graph: Graph, *, documents: int, commits: int, copies: int, redescribed: int = 0
+) -> StressWorld:
     """`documents` documents, each with one committed version, then `commits` more versions
     each written concurrently with `copies` readers of every kind; returns the world, whose
-    `anomalies` lists everything a reader saw that the rule forbids."""
+    `anomalies` lists everything a reader saw that the rule forbids.
+
+    With `redescribed`, each version also re-describes that many entities of its document
+    that no passage mentions (label `Other`, which no reader searches): a larger commit, whose
+    application to the store takes longer, for experiments that need its half-applied
+    instants more often (the suite leaves it 0)."""
     world = StressWorld(graph)
     for _ in range(documents):
-        document = Document(new_id())
+        document = Document(new_id(), others=[new_id() for _ in range(redescribed)])
         world.documents[document.id] = document
+        world.document_of_entity.update(dict.fromkeys((document.ada, document.bo), document.id))
         await world.write_version(document, 1)
     await apply_schema(graph, DIMENSION)
     writing = True
