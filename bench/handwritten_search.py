@@ -11,8 +11,10 @@ graph would send:
   benchmark's generated names);
 - each label reads `k = min(2·limit, 1000)` candidates per index; an entity found by several
   labels keeps its best score per list;
-- only returnable candidates (an in-scope passage mentions them) are ranked, so ranks are
-  positions among what the caller may see, ties by entity id;
+- only returnable candidates (an in-scope passage mentions them, of a version its document
+  has reached and written by no unfinished job: contract §2 keeps everything else a job
+  wrote invisible) are ranked, so ranks are positions among what the caller may see, ties by
+  entity id;
 - the semantic read of a label is repeated at the cap when it came back full and fewer than
   `limit` of it are returnable;
 - RRF with k = 60; evidence: up to `supportLimit` visible passages (in scope, current
@@ -36,6 +38,12 @@ IN_SCOPE: LiteralString = (
     "($workspaces IS NULL OR d.workspace IN $workspaces)"
     " AND ($documentIds IS NULL OR d.id IN $documentIds)"
 )
+RETURNABLE: LiteralString = (
+    "EXISTS { (node)-[:MENTIONED_IN]->(c:Chunk)<-[:HAS_PART]-(d:Document)"
+    " WHERE " + IN_SCOPE + " AND c.version <= d.currentVersion"
+    " AND (c.jobId IS NULL OR EXISTS { MATCH (job:Job {id: c.jobId})"
+    " WHERE job.status = 'COMMITTED' }) }"
+)
 
 SEARCH: LiteralString = (
     "CALL () {"
@@ -45,17 +53,14 @@ SEARCH: LiteralString = (
     "  [' ', '.', ',', ';', ':', '-', '(', ')', '&', '/']) AS tokens"
     " WHERE size([word IN $distinctWords WHERE word IN tokens]) >= $required"
     " WITH node, max(score) AS score"
-    " WHERE EXISTS { (node)-[:MENTIONED_IN]->(:Chunk)<-[:HAS_PART]-(d:Document)"
-    "  WHERE " + IN_SCOPE + " }"
-    " WITH node ORDER BY score DESC, node.id"
+    " WHERE " + RETURNABLE + " WITH node ORDER BY score DESC, node.id"
     " RETURN collect(node) AS lexical"
     "}"
     " CALL () {"
     " UNWIND $vectorIndexes AS index"
     " CALL (index) {"
     "  CALL db.index.vector.queryNodes(index, $k, $vector) YIELD node, score"
-    "  WITH node, score, EXISTS { (node)-[:MENTIONED_IN]->(:Chunk)<-[:HAS_PART]-(d:Document)"
-    "   WHERE " + IN_SCOPE + " } AS returnable"
+    "  WITH node, score, " + RETURNABLE + " AS returnable"
     "  RETURN count(*) AS read,"
     "   collect(CASE WHEN returnable THEN {node: node, score: score} END) AS first"
     " }"
@@ -63,9 +68,9 @@ SEARCH: LiteralString = (
     " CALL (index, again) {"
     "  WITH index WHERE again"
     "  CALL db.index.vector.queryNodes(index, $capK, $vector) YIELD node, score"
-    "  WITH node, score WHERE EXISTS {"
-    "   (node)-[:MENTIONED_IN]->(:Chunk)<-[:HAS_PART]-(d:Document) WHERE " + IN_SCOPE + " }"
-    "  RETURN collect({node: node, score: score}) AS atCap"
+    "  WITH node, score WHERE "
+    + RETURNABLE
+    + "  RETURN collect({node: node, score: score}) AS atCap"
     " }"
     " UNWIND CASE WHEN again THEN atCap ELSE first END AS hit"
     " WITH hit.node AS node, max(hit.score) AS score"

@@ -3,11 +3,16 @@
     1. begin   create Job{RUNNING} with version = the document's next version
     2. write   chunks carrying `jobId` and that version; entities, mentions and relations
                staged on the job's own nodes
-    3. commit  Job.status = 'COMMITTED', then, in a second transaction, Document.currentVersion
+    3. commit  Job.status = 'COMMITTED' with everything the new version's passages need
+               (new entities, mentions of the job's passages, their support of relations);
+               then, in a second transaction, the rest of the staging and
+               Document.currentVersion
 
 Until step 3 nothing the job wrote is current, and because every read reads a document's
 version before the jobs of its passages (graph/visibility.py), readers see the old version
-whole or the new one whole (docs/graph-model.md, "Readers"). A crash leaves a RUNNING job
+whole or the new one whole (docs/graph-model.md, "Readers"). What the first transaction of
+the commit links is hidden by the version itself until the second moves it, so the second
+adds nothing the new version's passages are found through. A crash leaves a RUNNING job
 behind; `recover_stale_jobs` marks it FAILED and removes what it wrote: its chunks and its
 staging, the only things it wrote. Entities and relations merge by id across documents when
 a commit applies them.
@@ -84,17 +89,56 @@ SET s.stagedJobId = $jobId, s.stagedId = row.id, s.stagedType = row.type,
 # The commit is two transactions, in this order (docs/graph-model.md, "Readers"): first the
 # job's status, then the document's version. `unpublished` marks a job between the two, so
 # `jobs recover` can finish a commit that stopped after the first.
+#
+# The first also links what the new version is found through: it creates the job's new
+# entities (whole: labels, name, description, embedding, so their index entries exist too),
+# their and stored entities' mentions of the job's own passages, and adds those passages to
+# the support of the job's relations (creating a relation that has one). Readers cannot see
+# any of it before the version moves: a passage of a version its document has not reached
+# counts for nothing (visibility.entity_returnable, passage_current), and a relation whose
+# listed passages are none of them visible is dropped. It must happen here and not with the
+# version: Neo4j applies a commit to the store record by record, property records before node
+# records, and a node's record is what leads to its newest relationships, so a reader could
+# read the new `currentVersion` while an entity's new mentions were not yet reachable from it
+# and find neither version's passages.
 COMMIT_JOB: LiteralString = """
 MATCH (j:Job {id: $jobId}) WHERE j.status = 'RUNNING'
 SET j.status = 'COMMITTED', j.finishedAt = datetime(),
     j.contentHash = coalesce($contentHash, j.contentHash), j.unpublished = true
+WITH j
+CALL (j) {
+  MATCH (s:StagedEntity {jobId: j.id})
+  MERGE (e:Entity {id: s.id})
+    ON CREATE SET e.name = s.name, e.description = s.description, e.embedding = s.embedding,
+                  e:$(s.labels)
+  WITH e, s
+  CALL (e, s) {
+    UNWIND s.mentions AS passageId
+    MATCH (c:Chunk {id: passageId}) WHERE c.jobId = s.jobId
+    MERGE (e)-[:MENTIONED_IN]->(c)
+  }
+}
+CALL (j) {
+  MATCH (s:StagedRelation {stagedJobId: j.id})
+  WITH s, [p IN s.stagedPassageIds WHERE EXISTS { MATCH (:Chunk {id: p, jobId: j.id}) }] AS own
+  WHERE size(own) > 0
+  MATCH (source:Entity {id: s.stagedSource}), (target:Entity {id: s.stagedTarget})
+  MERGE (source)-[r:$(s.stagedType) {id: s.stagedId}]->(target)
+  SET r.passageIds = reduce(ids = coalesce(r.passageIds, []), p IN own |
+                            CASE WHEN p IN ids THEN ids ELSE ids + p END)
+}
 RETURN j.id AS id
 """
 
-# The second step: what the job staged, then the version, in one transaction. Entities merge
-# by id across documents (the last committed writer's name wins); a relation's `passageIds`
-# are the union of what every job said. Idempotent: the staging is deleted as it is applied,
-# and the version never moves backwards.
+# The second step: the rest of the staging, then the version, in one transaction. What is
+# left changes only stored things the version does not hide (the fields and labels of stored
+# entities, mentions of other documents' passages, relations' other support, paths): it
+# adds to relationship chains and never removes from them, so nothing the first step linked
+# goes out of a reader's reach. Entities merge by id across documents (the last committed
+# writer's name wins); a relation's `passageIds` are the union of what every job said.
+# Idempotent, and complete on its own (a job committed by an older release, whose first
+# step linked nothing, is published whole): the staging is deleted as it is applied, and the
+# version never moves backwards.
 PUBLISH_VERSION: LiteralString = """
 MATCH (j:Job {id: $jobId}) WHERE j.status = 'COMMITTED'
 CALL (j) {
@@ -253,8 +297,9 @@ async def write_relations(graph: Graph, job: Job, relations: Sequence[dict[str, 
 
 
 async def commit_job(graph: Graph, job: Job, content_hash: str | None = None) -> int:
-    """Commit the job: its status, then its document's version, in that order, each in its
-    own transaction (docs/graph-model.md, "Readers", says why the order matters).
+    """Commit the job: its status with what links its passages, then its document's version
+    with the rest of its staging, in that order, each in its own transaction
+    (docs/graph-model.md, "Readers", says why the order matters).
 
     `content_hash` (of the loaded line) is kept on the job with its status, so a reload of
     the same line can be recognised as unchanged. A job whose status was committed is never

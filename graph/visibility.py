@@ -4,8 +4,16 @@
     current  (passage)  chunk.version = document.currentVersion AND (chunk.jobId IS NULL OR
                         the :Job with that id has status 'COMMITTED')
     visible  (passage)  in scope AND current
-    returnable (entity) at least one in-scope passage mentions it
+    published (passage) its version is one its document has reached (chunk.version <=
+                        document.currentVersion) AND its job, if it names one, is COMMITTED:
+                        the current passage or a superseded one, never one of a version a
+                        commit has not yet made current
+    returnable (entity) at least one in-scope published passage mentions it
     supported  (entity) at least one visible passage mentions it
+
+A passage of a version not yet published is nothing to any reader (contract §2: everything a
+job writes stays invisible until it commits), so what a commit links to it before it moves
+the version shows nowhere (graph/jobs.py COMMIT_JOB; docs/graph-model.md, "Readers").
 
 Every fragment reads the scope from the parameters `$scopeWorkspaces` and
 `$scopeDocumentIds` (`contract.scope.Scope.cypher_parameters()`; null means no filter).
@@ -41,11 +49,29 @@ def passage_current(passage: LiteralString, current_version: LiteralString) -> L
     )
 
 
-def entity_returnable(entity: LiteralString) -> LiteralString:
-    """At least one in-scope passage mentions `entity` (it may appear, maybe UNSUPPORTED)."""
+def passage_published(passage: LiteralString, document: LiteralString) -> LiteralString:
+    """`passage` (of `document`) belongs to a version its document has reached: the current
+    one or a superseded one, written by a committed job (or by none).
+
+    The job is tested only inside a `CASE` on the version, so it is read after the version it
+    is decided with, as `entity_supported` does (docs/graph-model.md, "Readers").
+    """
     return (
-        f"EXISTS {{ MATCH ({entity})-[:MENTIONED_IN]->(:Chunk)<-[:HAS_PART]-(mentionDoc:Document)"
-        f" WHERE {document_in_scope('mentionDoc')} }}"
+        f"CASE WHEN {passage}.version <= {document}.currentVersion"
+        f" THEN ({passage}.jobId IS NULL"
+        f" OR EXISTS {{ MATCH (publisher:Job {{id: {passage}.jobId}})"
+        f" WHERE publisher.status = 'COMMITTED' }}) ELSE false END"
+    )
+
+
+def entity_returnable(entity: LiteralString) -> LiteralString:
+    """At least one in-scope published passage mentions `entity` (it may appear, maybe
+    UNSUPPORTED)."""
+    return (
+        f"EXISTS {{ MATCH ({entity})-[:MENTIONED_IN]->(mentionChunk:Chunk)"
+        f"<-[:HAS_PART]-(mentionDoc:Document)"
+        f" WHERE {document_in_scope('mentionDoc')}"
+        f" AND {passage_published('mentionChunk', 'mentionDoc')} }}"
     )
 
 

@@ -267,3 +267,71 @@ async def test_a_running_job_adding_support_to_a_stored_relation_changes_nothing
     before, after = await assert_invisible_until_commit(graph, builder, support, "Ada")
     assert [len(edge[4]) for edge in before["walk"]] == [1]
     assert [len(edge[4]) for edge in after["walk"]] == [2]
+
+
+async def test_what_a_commit_links_before_it_moves_the_version_shows_nowhere_until_it_does(
+    graph: Graph, builder: GraphBuilder
+) -> None:
+    """The commit's first step links the new version's passages: a new entity, a stored
+    entity's mention, a new relation and a stored relation's support (graph/jobs.py
+    COMMIT_JOB). The version hides all of it until the second step moves it; `jobs recover`
+    finishes a commit stopped between the two, and then all of it shows."""
+    first, _ = await stored_world(graph, builder)
+    before = await answers(graph, builder, "Linus")
+    ada, grace, linus = (builder.entity_id(name) for name in ("Ada", "Grace", "Linus"))
+    job = await jobs.begin_job(graph, first.document_id, "acme")
+    passage = new_id()
+    await jobs.write_passages(
+        graph, job, [{"id": passage, "position": 0, "text": "Ada met Linus."}]
+    )
+    await jobs.write_entities(
+        graph,
+        job,
+        [
+            entity_row(builder, mentions=[passage]),
+            {**entity_row(builder, name="Linus", mentions=[passage]), "id": linus},
+        ],
+    )
+    [knows] = await graph.read("MATCH ()-[r:KNOWS]->() RETURN r.id AS id", {})
+    await jobs.write_relations(
+        graph,
+        job,
+        [
+            {
+                "id": new_id(),
+                "type": "MET",
+                "source": ada,
+                "target": linus,
+                "passageIds": [passage],
+            },
+            {
+                "id": knows["id"],
+                "type": "KNOWS",
+                "source": ada,
+                "target": grace,
+                "passageIds": [passage],
+            },
+        ],
+    )
+    await graph.write(jobs.COMMIT_JOB, {"jobId": job.id, "contentHash": None})  # the first step
+    linked = await graph.read(
+        "MATCH (e:Entity)-[:MENTIONED_IN]->(:Chunk {id: $id}) RETURN e.id AS id ORDER BY id",
+        {"id": passage},
+    )
+    assert [row["id"] for row in linked] == sorted([ada, linus])
+    supported = await graph.read(
+        "MATCH ()-[r]->() WHERE $id IN r.passageIds RETURN type(r) AS type ORDER BY type",
+        {"id": passage},
+    )
+    assert [row["type"] for row in supported] == ["KNOWS", "MET"]  # linked, and yet:
+    assert await answers(graph, builder, "Linus") == before
+    assert await lookups.entities_by_id(graph, SCOPE, [linus]) == [None]
+
+    assert await jobs.publish_committed_jobs(graph) == [job.id]
+    after = await answers(graph, builder, "Linus")
+    assert after["evidence"] == [passage]
+    assert (linus, True) in [hit[:2] for hit in after["hits"]]
+    assert sorted((edge[0], list(edge[4])) for edge in after["walk"]) == [
+        ("KNOWS", [passage]),
+        ("MET", [passage]),
+    ]

@@ -28,8 +28,14 @@ async def visible(graph: Graph, passage_ids: list[str]) -> set[str]:
 
 
 # `JOB_STRESS_ROUNDS=50` runs the stress test 50 times in one session (the loop in the
-# closing note of issue 13); the suite runs it once, at a fixed number of commits.
+# closing note of issue 13; with `--timeout=0`, as 50 rounds outlast the suite's 600 s per
+# test); the suite runs it once, at a fixed number of commits.
 STRESS_ROUNDS = int(os.environ.get("JOB_STRESS_ROUNDS", "1"))
+# Each commit also re-describes this many stored entities: its application to the store takes
+# longer, so readers meet it half-applied far more often. On the code that linked mentions in
+# the transaction that moved the version, 6 of 16 rounds found an anomaly with it, about 1 in
+# 50 without (docs/graph-model.md, "Readers").
+REDESCRIBED = 2000
 
 
 async def test_a_job_is_all_or_nothing_for_every_reader_at_every_instant(graph: Graph) -> None:
@@ -40,7 +46,7 @@ async def test_a_job_is_all_or_nothing_for_every_reader_at_every_instant(graph: 
     for round_number in range(1, STRESS_ROUNDS + 1):
         if round_number > 1:
             await wipe(graph)
-        world = await run_stress(graph, documents=2, commits=4, copies=2)
+        world = await run_stress(graph, documents=2, commits=4, copies=2, redescribed=REDESCRIBED)
         assert set(world.reads) >= {
             "lookup",
             "evidence of Ada",
