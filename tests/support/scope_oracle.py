@@ -5,7 +5,11 @@ Written from the contract's words, independently of the service's Cypher, to jud
     current  (passage)  chunk.version = document.currentVersion AND (chunk.jobId is null OR
                         the :Job with that id has status 'COMMITTED')
     visible  (passage)  in scope AND current
-    returnable (entity) an in-scope passage mentions it; SUPPORTED when a visible one does
+    published (passage) chunk.version <= document.currentVersion AND its job, if it names one,
+                        is COMMITTED (§2: what a job writes is hidden until it commits, and a
+                        version the document has not reached is not yet committed)
+    returnable (entity) an in-scope published passage mentions it; SUPPORTED when a visible
+                        one does
 """
 
 from __future__ import annotations
@@ -53,6 +57,11 @@ class Oracle:
         committed = chunk.job_id is None or self.world.jobs.get(chunk.job_id) == "COMMITTED"
         return chunk.version == document.current_version and committed
 
+    def published(self, chunk: Chunk) -> bool:
+        document = self.world.documents[chunk.document_id]
+        committed = chunk.job_id is None or self.world.jobs.get(chunk.job_id) == "COMMITTED"
+        return chunk.version <= document.current_version and committed
+
     def visible(self, chunk_id: str) -> bool:
         chunk = self.world.chunks.get(chunk_id)
         return (
@@ -76,7 +85,8 @@ class Oracle:
     def returnable(self, entity_id: str) -> bool:
         entity = self.world.entities.get(entity_id)
         return entity is not None and any(
-            self.document_in_scope(self.world.chunks[c].document_id) for c in entity.mentions
+            self.document_in_scope(chunk.document_id) and self.published(chunk)
+            for chunk in (self.world.chunks[c] for c in entity.mentions)
         )
 
     def evidence(self, entity_id: str) -> list[str]:
