@@ -11,6 +11,7 @@ from commands.exit_codes import EXIT_OK
 from commands.runtime import run_command
 from graph.graph_schema import apply_schema
 from graph.lexical_index import LexicalIndexSpec
+from graph.mention_order import DENSE_MENTIONS, order_mentions
 
 
 async def _apply(settings: Settings) -> int:
@@ -18,9 +19,14 @@ async def _apply(settings: Settings) -> int:
     async with open_graph(settings) as graph:
         lexical = LexicalIndexSpec(settings.lexical.fields)
         report = await apply_schema(graph, dimension, lexical=lexical)
+        order = await order_mentions(graph)
     labels = ", ".join(report.labels) or "none yet"
     print(f"entity labels: {labels}")
     print(f"indexes created: {', '.join(report.created) or 'none (all existed)'}")
+    print(
+        f"mentions in evidence order: {order.in_order} of {order.dense} entities with more than"
+        f" {DENSE_MENTIONS} mentions read through the order indexes"
+    )
     if report.skipped:
         shown = ", ".join(repr(label) for label in report.skipped)
         print(f"no index for labels not made of letters, digits and _: {shown}")
@@ -36,8 +42,8 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     apply = actions.add_parser(
         "apply",
-        help="create constraints and both indexes of every entity label (idempotent); a "
-        "label's FULLTEXT index that RETRIEVAL_LEXICAL_FIELDS or the analyzer no longer match "
-        "is created again",
+        help="create constraints and both indexes of every entity label, and keep every "
+        "mention in evidence order (idempotent); a label's FULLTEXT index that "
+        "RETRIEVAL_LEXICAL_FIELDS or the analyzer no longer match is created again",
     )
     apply.set_defaults(handler=_handle)

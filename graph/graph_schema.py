@@ -26,6 +26,7 @@ from graph.cypher_names import cypher_name, is_plain_name, property_list
 from graph.driver import Graph
 from graph.index_catalog import IndexInfo, read_index_catalog
 from graph.lexical_index import PASSAGE_ANALYZER, LexicalIndexSpec, fulltext_index_name
+from graph.mention_order import ORDER_INDEXES
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,7 @@ CONSTRAINTS: tuple[LiteralString, ...] = (
     "CREATE INDEX job_document_id IF NOT EXISTS FOR (n:Job) ON (n.documentId)",
     "CREATE INDEX staged_entity_job_id IF NOT EXISTS FOR (n:StagedEntity) ON (n.jobId)",
     "CREATE INDEX staged_relation_job_id IF NOT EXISTS FOR (n:StagedRelation) ON (n.stagedJobId)",
+    *ORDER_INDEXES,
 )
 
 ENTITY_LABELS_PRESENT: LiteralString = (
@@ -60,8 +62,9 @@ PASSAGE_VECTOR_INDEX = "chunk_embedding_vector"
 
 
 async def apply_constraints(graph: Graph) -> None:
-    """The id constraints and the job indexes, without which every write path look-up by id
-    would scan a whole label (a load slows down as the graph grows). Idempotent."""
+    """The id constraints, the job indexes, without which every write path look-up by id
+    would scan a whole label (a load slows down as the graph grows), and the indexes that keep
+    mentions in evidence order (graph/mention_order.py). Idempotent."""
     for statement in CONSTRAINTS:
         await graph.write(statement, {})
 

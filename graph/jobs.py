@@ -27,6 +27,7 @@ from datetime import timedelta
 from typing import Any, LiteralString
 
 from graph.driver import Graph
+from graph.mention_order import FORGET_MENTIONS_OF_CHUNK, ORDER_NEW_MENTIONS
 
 # Setting a property takes the document's write lock before the versions are read, so two
 # jobs of one document allocate one after the other: the second reads the first's Job
@@ -101,7 +102,8 @@ SET s.stagedJobId = $jobId, s.stagedId = row.id, s.stagedType = row.type,
 # records, and a node's record is what leads to its newest relationships, so a reader could
 # read the new `currentVersion` while an entity's new mentions were not yet reachable from it
 # and find neither version's passages.
-COMMIT_JOB: LiteralString = """
+COMMIT_JOB: LiteralString = (
+    """
 MATCH (j:Job {id: $jobId}) WHERE j.status = 'RUNNING'
 SET j.status = 'COMMITTED', j.finishedAt = datetime(),
     j.contentHash = coalesce($contentHash, j.contentHash), j.unpublished = true
@@ -115,7 +117,10 @@ CALL (j) {
   CALL (e, s) {
     UNWIND s.mentions AS passageId
     MATCH (c:Chunk {id: passageId}) WHERE c.jobId = s.jobId
-    MERGE (e)-[:MENTIONED_IN]->(c)
+    MERGE (e)-[m:MENTIONED_IN]->(c)
+    """
+    + ORDER_NEW_MENTIONS
+    + """
   }
 }
 CALL (j) {
@@ -129,6 +134,7 @@ CALL (j) {
 }
 RETURN j.id AS id
 """
+)
 
 # The second step: the rest of the staging, then the version, in one transaction. What is
 # left changes only stored things the version does not hide (the fields and labels of stored
@@ -138,8 +144,10 @@ RETURN j.id AS id
 # writer's name wins); a relation's `passageIds` are the union of what every job said.
 # Idempotent, and complete on its own (a job committed by an older release, whose first
 # step linked nothing, is published whole): the staging is deleted as it is applied, and the
-# version never moves backwards.
-PUBLISH_VERSION: LiteralString = """
+# version never moves backwards. Both steps give each mention they link the properties that
+# keep it in evidence order (graph/mention_order.py).
+PUBLISH_VERSION: LiteralString = (
+    """
 MATCH (j:Job {id: $jobId}) WHERE j.status = 'COMMITTED'
 CALL (j) {
   MATCH (s:StagedEntity {jobId: j.id})
@@ -151,7 +159,10 @@ CALL (j) {
   CALL (e, s) {
     UNWIND s.mentions AS passageId
     MATCH (c:Chunk {id: passageId})
-    MERGE (e)-[:MENTIONED_IN]->(c)
+    MERGE (e)-[m:MENTIONED_IN]->(c)
+    """
+    + ORDER_NEW_MENTIONS
+    + """
   }
   DELETE s
 }
@@ -173,6 +184,7 @@ SET d.currentVersion = CASE WHEN j.version > d.currentVersion THEN j.version
 REMOVE j.unpublished
 RETURN d.currentVersion AS currentVersion
 """
+)
 
 UNPUBLISHED_JOBS: LiteralString = """
 MATCH (j:Job {status: 'COMMITTED'}) WHERE j.unpublished
@@ -187,11 +199,16 @@ SET j.status = 'FAILED', j.finishedAt = datetime()
 RETURN j.id AS id
 """
 
-# Cleanup of a FAILED job, in bounded transactions so a huge document cannot exhaust memory.
-REMOVE_JOB_CHUNKS: LiteralString = """
+# Cleanup of a FAILED job, in bounded transactions so a huge document cannot exhaust memory;
+# the entities that mentioned its chunks count their ordered mentions down.
+REMOVE_JOB_CHUNKS: LiteralString = (
+    """
 MATCH (c:Chunk {jobId: $jobId})
-CALL (c) { DETACH DELETE c } IN TRANSACTIONS OF 5000 ROWS
+CALL (c) { """
+    + FORGET_MENTIONS_OF_CHUNK
+    + """ DETACH DELETE c } IN TRANSACTIONS OF 5000 ROWS
 """
+)
 
 # The job's staging, found by its job id (an index each, graph/graph_schema.py): nothing of a
 # job that never committed is outside its chunks and its staging.

@@ -65,6 +65,8 @@ STANDARD_SCHEMA = {
     "chunk_job_id",
     "job_status",
     "job_document_id",
+    "mention_order",
+    "mention_workspace_order",
 }
 
 
