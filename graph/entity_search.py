@@ -23,7 +23,7 @@ when the index covers `description`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, LiteralString
 
@@ -31,6 +31,7 @@ from contract.scope import Scope
 from graph.catalog_cache import SearchResult, marked, read_marked
 from graph.driver import Graph
 from graph.lookups import ENTITY_MAP, PASSAGE_MAP, scoped
+from graph.mention_reads import ScopeShape, for_each_shape, scope_shape
 from graph.records import EntityRecord, PassageRecord
 from graph.search_ranking import RANK_AND_FUSE
 from graph.visibility import (
@@ -77,7 +78,7 @@ _EXACT_NAME_CANDIDATES: LiteralString = (
 )
 
 
-def _lexical_list(candidates: LiteralString) -> LiteralString:
+def _lexical_list(candidates: LiteralString, shape: ScopeShape) -> LiteralString:
     return (
         "CALL () {"
         " UNWIND $lexicalTargets AS target"
@@ -90,7 +91,7 @@ def _lexical_list(candidates: LiteralString) -> LiteralString:
         "  OR size([pattern IN $coveragePatterns WHERE heldText =~ pattern]) >= $coverageRequired"
         " WITH node, max(score) AS score, any(isExact IN collect(exact) WHERE isExact) AS exact"
         " WHERE "
-        + entity_returnable("node")
+        + entity_returnable("node", shape)
         + " WITH node, score, exact, "
         + _NAME_WORDS
         + " AS state"
@@ -119,94 +120,108 @@ _KEEP_RETURNABLE_SEMANTIC: LiteralString = (
     " }"
 )
 
+
 # Semantic candidates from the graph's vector indexes, with the re-read at the cap per label.
 # Neo4j scores cosine indexes as (1 + cos) / 2; the contract reports cosine similarity.
-_SEMANTIC_LIST_FROM_INDEX: LiteralString = (
-    "CALL () {"
-    " UNWIND $semanticTargets AS target"
-    " CALL (target) {"
-    "  CALL db.index.vector.queryNodes(target.index, $semanticK, $vector) YIELD node, score"
-    "  RETURN collect({node: node, score: 2 * score - 1,"
-    "   returnable: " + entity_returnable("node") + "}) AS firstRead"
-    " }"
-    " WITH target, firstRead,"
-    "  size(firstRead) = $semanticK AND $capK > $semanticK"
-    "  AND size([hit IN firstRead WHERE hit.returnable]) < $limit AS rereadAtCap"
-    " CALL (target, rereadAtCap) {"
-    "  WITH target WHERE rereadAtCap"
-    "  CALL db.index.vector.queryNodes(target.index, $capK, $vector) YIELD node, score"
-    "  RETURN collect({node: node, score: 2 * score - 1,"
-    "   returnable: " + entity_returnable("node") + "}) AS capRead"
-    " }" + _KEEP_RETURNABLE_SEMANTIC
-)
+def _semantic_list_from_index(shape: ScopeShape) -> LiteralString:
+    return (
+        "CALL () {"
+        " UNWIND $semanticTargets AS target"
+        " CALL (target) {"
+        "  CALL db.index.vector.queryNodes(target.index, $semanticK, $vector) YIELD node, score"
+        "  RETURN collect({node: node, score: 2 * score - 1,"
+        "   returnable: " + entity_returnable("node", shape) + "}) AS firstRead"
+        " }"
+        " WITH target, firstRead,"
+        "  size(firstRead) = $semanticK AND $capK > $semanticK"
+        "  AND size([hit IN firstRead WHERE hit.returnable]) < $limit AS rereadAtCap"
+        " CALL (target, rereadAtCap) {"
+        "  WITH target WHERE rereadAtCap"
+        "  CALL db.index.vector.queryNodes(target.index, $capK, $vector) YIELD node, score"
+        "  RETURN collect({node: node, score: 2 * score - 1,"
+        "   returnable: " + entity_returnable("node", shape) + "}) AS capRead"
+        " }" + _KEEP_RETURNABLE_SEMANTIC
+    )
+
 
 # Semantic candidates read from an external vector store by the caller: per label, the first
 # read and (when the store returned a full first read) the read at the cap.
-_SEMANTIC_LIST_FROM_STORE: LiteralString = (
-    "CALL () {"
-    " UNWIND $externalReads AS read"
-    " CALL (read) {"
-    "  UNWIND read.first AS stored MATCH (node:Entity {id: stored.id})"
-    "  RETURN collect({node: node, score: stored.score,"
-    "   returnable: " + entity_returnable("node") + "}) AS firstRead"
-    " }"
-    " WITH read, firstRead,"
-    "  size(read.first) = $semanticK AND size(read.cap) > size(read.first)"
-    "  AND size([hit IN firstRead WHERE hit.returnable]) < $limit AS rereadAtCap"
-    " CALL (read, rereadAtCap) {"
-    "  WITH read WHERE rereadAtCap"
-    "  UNWIND read.cap AS stored MATCH (node:Entity {id: stored.id})"
-    "  RETURN collect({node: node, score: stored.score,"
-    "   returnable: " + entity_returnable("node") + "}) AS capRead"
-    " }" + _KEEP_RETURNABLE_SEMANTIC
-)
+def _semantic_list_from_store(shape: ScopeShape) -> LiteralString:
+    return (
+        "CALL () {"
+        " UNWIND $externalReads AS read"
+        " CALL (read) {"
+        "  UNWIND read.first AS stored MATCH (node:Entity {id: stored.id})"
+        "  RETURN collect({node: node, score: stored.score,"
+        "   returnable: " + entity_returnable("node", shape) + "}) AS firstRead"
+        " }"
+        " WITH read, firstRead,"
+        "  size(read.first) = $semanticK AND size(read.cap) > size(read.first)"
+        "  AND size([hit IN firstRead WHERE hit.returnable]) < $limit AS rereadAtCap"
+        " CALL (read, rereadAtCap) {"
+        "  WITH read WHERE rereadAtCap"
+        "  UNWIND read.cap AS stored MATCH (node:Entity {id: stored.id})"
+        "  RETURN collect({node: node, score: stored.score,"
+        "   returnable: " + entity_returnable("node", shape) + "}) AS capRead"
+        " }" + _KEEP_RETURNABLE_SEMANTIC
+    )
+
 
 # Ranks among returnable entities, fusion, and the winners' support and evidence, decided by
 # one read of each document's version for all winners (graph/visibility.py says why).
-_FUSE_AND_SUPPORT: LiteralString = (
-    RANK_AND_FUSE + " WITH collect({node: node, score: score, lexicalRank: lexicalRank,"
-    "  semanticRank: semanticRank, position: position}) AS winners"
-    " CALL (winners) { "
-    + versions_of_mentions("[winner IN winners | winner.node]", "versions")
-    + " }"
-    " UNWIND winners AS winner"
-    " WITH winner.node AS node, winner.score AS score, winner.lexicalRank AS lexicalRank,"
-    "  winner.semanticRank AS semanticRank, winner.position AS position, versions"
-    " CALL (node, versions) { "
-    + visible_passages_of_entity("node", "$evidenceK", "versions")
-    + "  RETURN collect(c.id) AS evidenceIds,"
-    "   collect(CASE WHEN $withText THEN " + PASSAGE_MAP + " END) AS passages"
-    " }"
-    " WITH node AS e, score, lexicalRank, semanticRank, evidenceIds, passages, position"
-    " RETURN " + ENTITY_MAP + " AS entity, score, lexicalRank, semanticRank,"
-    "  size(evidenceIds) > 0 AS supported,"
-    "  evidenceIds[..$supportLimit] AS evidenceIds, passages[..$supportLimit] AS passages,"
-    "  position"
-    " ORDER BY position"
-)
+def _fuse_and_support(shape: ScopeShape) -> LiteralString:
+    return (
+        RANK_AND_FUSE + " WITH collect({node: node, score: score, lexicalRank: lexicalRank,"
+        "  semanticRank: semanticRank, position: position}) AS winners"
+        " CALL (winners) { "
+        + versions_of_mentions("[winner IN winners | winner.node]", "versions", "$evidenceK", shape)
+        + " }"
+        " UNWIND winners AS winner"
+        " WITH winner.node AS node, winner.score AS score, winner.lexicalRank AS lexicalRank,"
+        "  winner.semanticRank AS semanticRank, winner.position AS position, versions,"
+        "  versionsLooked"
+        " CALL (node, versions, versionsLooked) { "
+        + visible_passages_of_entity("node", "$evidenceK", "versions", "versionsLooked")
+        + "  RETURN collect(c.id) AS evidenceIds,"
+        "   collect(CASE WHEN $withText THEN " + PASSAGE_MAP + " END) AS passages"
+        " }"
+        " WITH node AS e, score, lexicalRank, semanticRank, evidenceIds, passages, position"
+        " RETURN " + ENTITY_MAP + " AS entity, score, lexicalRank, semanticRank,"
+        "  size(evidenceIds) > 0 AS supported,"
+        "  evidenceIds[..$supportLimit] AS evidenceIds, passages[..$supportLimit] AS passages,"
+        "  position"
+        " ORDER BY position"
+    )
+
 
 # The search statement for each source of lexical candidates (FULLTEXT, or exact names for a
 # query with no content word) and of semantic ones (the graph's indexes, or an external store).
 # Each also reads the index catalog's marker (graph/catalog_cache.py), in the same round trip.
-_BY_FULLTEXT = _lexical_list(_FULLTEXT_CANDIDATES) + " "
-_BY_EXACT_NAME = _lexical_list(_EXACT_NAME_CANDIDATES) + " "
-SEARCH_ENTITIES: LiteralString = marked(
-    _BY_FULLTEXT + _SEMANTIC_LIST_FROM_INDEX + _FUSE_AND_SUPPORT
-)
-SEARCH_ENTITIES_BY_EXACT_NAME: LiteralString = marked(
-    _BY_EXACT_NAME + _SEMANTIC_LIST_FROM_INDEX + _FUSE_AND_SUPPORT
-)
-SEARCH_ENTITIES_EXTERNAL_VECTORS: LiteralString = marked(
-    _BY_FULLTEXT + _SEMANTIC_LIST_FROM_STORE + _FUSE_AND_SUPPORT
-)
-SEARCH_ENTITIES_EXTERNAL_VECTORS_BY_EXACT_NAME: LiteralString = marked(
-    _BY_EXACT_NAME + _SEMANTIC_LIST_FROM_STORE + _FUSE_AND_SUPPORT
-)
-_STATEMENTS: dict[tuple[bool, bool], LiteralString] = {
-    (True, False): SEARCH_ENTITIES,
-    (False, False): SEARCH_ENTITIES_BY_EXACT_NAME,
-    (True, True): SEARCH_ENTITIES_EXTERNAL_VECTORS,
-    (False, True): SEARCH_ENTITIES_EXTERNAL_VECTORS_BY_EXACT_NAME,
+# Each is built for each shape of scope (graph/mention_reads.py); the constants hold the one
+# for a scope that filters nothing, and name all of them in traces.
+def _search(fulltext: bool, external: bool) -> Callable[[ScopeShape], LiteralString]:
+    def build(shape: ScopeShape) -> LiteralString:
+        lexical = _lexical_list(_FULLTEXT_CANDIDATES if fulltext else _EXACT_NAME_CANDIDATES, shape)
+        semantic = (
+            _semantic_list_from_store(shape) if external else _semantic_list_from_index(shape)
+        )
+        return marked(lexical + " " + semantic + _fuse_and_support(shape))
+
+    return build
+
+
+SEARCH_ENTITIES: LiteralString = _search(True, False)("everywhere")
+SEARCH_ENTITIES_BY_EXACT_NAME: LiteralString = _search(False, False)("everywhere")
+SEARCH_ENTITIES_EXTERNAL_VECTORS: LiteralString = _search(True, True)("everywhere")
+SEARCH_ENTITIES_EXTERNAL_VECTORS_BY_EXACT_NAME: LiteralString = _search(False, True)("everywhere")
+_STATEMENTS: dict[tuple[bool, bool], Mapping[ScopeShape, str]] = {
+    (fulltext, external): for_each_shape(f"{__name__}.{name}", _search(fulltext, external))
+    for fulltext, external, name in (
+        (True, False, "SEARCH_ENTITIES"),
+        (False, False, "SEARCH_ENTITIES_BY_EXACT_NAME"),
+        (True, True, "SEARCH_ENTITIES_EXTERNAL_VECTORS"),
+        (False, True, "SEARCH_ENTITIES_EXTERNAL_VECTORS_BY_EXACT_NAME"),
+    )
 }
 
 
@@ -301,7 +316,7 @@ async def search_entities(
     }
     # No lexical side (SEMANTIC mode) reads the FULLTEXT variant with no targets: nothing.
     by_fulltext = lexical is None or lexical.text != ""
-    statement = _STATEMENTS[(by_fulltext, external_reads is not None)]
+    statement = _STATEMENTS[(by_fulltext, external_reads is not None)][scope_shape(scope)]
     if external_reads is not None:
         parameters["externalReads"] = [
             {

@@ -12,7 +12,9 @@ from typing import LiteralString
 
 from contract.graph_owned import GRAPH_OWNED_LABELS
 from contract.scope import Scope
+from graph import mention_order
 from graph.driver import Graph
+from graph.mention_reads import ScopeShape, for_each_shape, scope_shape
 from graph.records import DocumentRecord, EntityRecord, PassageRecord
 from graph.visibility import (
     document_in_scope,
@@ -69,35 +71,54 @@ DOCUMENTS_BY_ID: LiteralString = (
     " WHERE " + document_visible("d") + " RETURN key, " + DOCUMENT_MAP + " AS document"
 )
 
-ENTITIES_BY_ID: LiteralString = (
-    "UNWIND $keys AS key"
-    " MATCH (e:Entity {id: key})"
-    " WHERE " + entity_returnable("e") + " RETURN key, " + ENTITY_MAP + " AS entity"
-)
+
+def _entities_by_id(shape: ScopeShape) -> LiteralString:
+    return (
+        "UNWIND $keys AS key"
+        " MATCH (e:Entity {id: key})"
+        " WHERE " + entity_returnable("e", shape) + " RETURN key, " + ENTITY_MAP + " AS entity"
+    )
+
 
 # Every key's evidence is decided by one read of each document's version, so the evidence of
 # two entities in one batch never shows two versions of one document.
-EVIDENCE_BY_ENTITY_ID: LiteralString = (
-    "CALL () {"
-    " UNWIND $keys AS key MATCH (e:Entity {id: key.id})"
-    " WITH collect(e) AS entities"
-    " CALL (entities) { " + versions_of_mentions("entities", "versions") + " }"
-    " RETURN versions"
-    " }"
-    " UNWIND $keys AS key"
-    " MATCH (e:Entity {id: key.id})"
-    " CALL (e, versions) { "
-    + visible_passages_of_entity("e", "$maxLimit", "versions")
-    + " RETURN collect("
-    + PASSAGE_MAP
-    + ") AS passages }"
-    " RETURN key, passages[..key.limit] AS passages"
-)
+def _evidence_by_entity_id(shape: ScopeShape) -> LiteralString:
+    return (
+        "CALL () {"
+        " UNWIND $keys AS key MATCH (e:Entity {id: key.id})"
+        " WITH collect(e) AS entities"
+        " CALL (entities) { "
+        + versions_of_mentions("entities", "versions", "$maxLimit", shape)
+        + " }"
+        " RETURN versions, versionsLooked"
+        " }"
+        " UNWIND $keys AS key"
+        " MATCH (e:Entity {id: key.id})"
+        " CALL (e, versions, versionsLooked) { "
+        + visible_passages_of_entity("e", "$maxLimit", "versions", "versionsLooked")
+        + " RETURN collect("
+        + PASSAGE_MAP
+        + ") AS passages }"
+        " RETURN key, passages[..key.limit] AS passages"
+    )
+
+
+# The statements for a scope that filters nothing; `scope_shape` picks each scope's own.
+ENTITIES_BY_ID: LiteralString = _entities_by_id("everywhere")
+EVIDENCE_BY_ENTITY_ID: LiteralString = _evidence_by_entity_id("everywhere")
+_ENTITIES_BY_ID = for_each_shape(f"{__name__}.ENTITIES_BY_ID", _entities_by_id)
+_EVIDENCE_BY_ENTITY_ID = for_each_shape(f"{__name__}.EVIDENCE_BY_ENTITY_ID", _evidence_by_entity_id)
 
 
 def scoped(scope: Scope, **parameters: object) -> dict[str, object]:
-    """Statement parameters with the scope's and the graph-owned labels added."""
-    return {**scope.cypher_parameters(), "graphOwnedLabels": list(GRAPH_OWNED_LABELS), **parameters}
+    """Statement parameters with the scope's, the mention order's (graph/mention_order.py)
+    and the graph-owned labels added."""
+    return {
+        **scope.cypher_parameters(),
+        **mention_order.mention_parameters(),
+        "graphOwnedLabels": list(GRAPH_OWNED_LABELS),
+        **parameters,
+    }
 
 
 async def passages_by_id(
@@ -119,7 +140,9 @@ async def documents_by_id(
 async def entities_by_id(
     graph: Graph, scope: Scope, keys: Sequence[str]
 ) -> list[EntityRecord | None]:
-    rows = await graph.read(ENTITIES_BY_ID, scoped(scope, keys=list(dict.fromkeys(keys))))
+    rows = await graph.read(
+        _ENTITIES_BY_ID[scope_shape(scope)], scoped(scope, keys=list(dict.fromkeys(keys)))
+    )
     found = {row["key"]: EntityRecord.from_map(row["entity"]) for row in rows}
     return [found.get(key) for key in keys]
 
@@ -134,7 +157,7 @@ async def evidence_by_entity_id(
     """
     unique = list(dict.fromkeys(keys))
     rows = await graph.read(
-        EVIDENCE_BY_ENTITY_ID,
+        _EVIDENCE_BY_ENTITY_ID[scope_shape(scope)],
         scoped(
             scope,
             keys=[{"id": entity_id, "limit": limit} for entity_id, limit in unique],

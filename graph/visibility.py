@@ -16,14 +16,26 @@ job writes stays invisible until it commits), so what a commit links to it befor
 the version shows nowhere (graph/jobs.py COMMIT_JOB; docs/graph-model.md, "Readers").
 
 Every fragment reads the scope from the parameters `$scopeWorkspaces` and
-`$scopeDocumentIds` (`contract.scope.Scope.cypher_parameters()`; null means no filter).
+`$scopeDocumentIds` (`contract.scope.Scope.cypher_parameters()`; null means no filter), and
+the fragments about an entity's mentions read `$denseMentions`
+(`graph.mention_order.mention_parameters()`); `graph.lookups.scoped` adds both.
 The fragments are functions of the Cypher variable names they test, evaluated once at import
 time into the query constants of the other modules; no value is ever formatted into Cypher.
+
+Hubs (contract §5: "an entity with 100,000 relations or 100,000 mentions costs about what an
+ordinary one does"): every fragment about an entity's mentions stops at the first mention that
+decides it, and reads a dense entity's mentions through the order indexes of
+graph/mention_order.py, in evidence order and within the scope, so a read of its evidence
+reads about the passages it returns. An entity those indexes do not hold whole is read the
+plain way, every mention (`mention_order.in_order` says which).
 """
 
 from __future__ import annotations
 
 from typing import LiteralString
+
+from graph.mention_order import in_order
+from graph.mention_reads import ScopeShape, any_mention, mentions_in_order
 
 
 def document_in_scope(document: LiteralString) -> LiteralString:
@@ -64,14 +76,16 @@ def passage_published(passage: LiteralString, document: LiteralString) -> Litera
     )
 
 
-def entity_returnable(entity: LiteralString) -> LiteralString:
+def entity_returnable(entity: LiteralString, shape: ScopeShape | None = None) -> LiteralString:
     """At least one in-scope published passage mentions `entity` (it may appear, maybe
-    UNSUPPORTED)."""
-    return (
-        f"EXISTS {{ MATCH ({entity})-[:MENTIONED_IN]->(mentionChunk:Chunk)"
-        f"<-[:HAS_PART]-(mentionDoc:Document)"
-        f" WHERE {document_in_scope('mentionDoc')}"
-        f" AND {passage_published('mentionChunk', 'mentionDoc')} }}"
+    UNSUPPORTED); stops at the first one found. `shape`: the scope's (graph/mention_reads.py),
+    or None for a statement that serves any scope."""
+    return any_mention(
+        entity,
+        "mentionChunk",
+        "mentionDoc",
+        f"{document_in_scope('mentionDoc')} AND {passage_published('mentionChunk', 'mentionDoc')}",
+        shape,
     )
 
 
@@ -105,31 +119,108 @@ def passage_current_in(
     return passage_current(passage, version_of(versions, document))
 
 
-def entity_supported(entity: LiteralString) -> LiteralString:
+def entity_supported(entity: LiteralString, shape: ScopeShape | None = None) -> LiteralString:
     """At least one visible passage mentions `entity`; stops at the first one found.
 
     Each mentioning document's version is read by an aggregation of its own, and the
     passage's job is tested only once its version matched, so the check never reads a job
     before the version it decides with.
     """
-    return (
-        f"EXISTS {{ MATCH ({entity})-[:MENTIONED_IN]->(supportChunk:Chunk)"
-        f"<-[:HAS_PART]-(supportDoc:Document)"
-        f" WHERE {document_in_scope('supportDoc')}"
-        " CALL (supportDoc) { RETURN max(supportDoc.currentVersion) AS supportVersion }"
+    return any_mention(
+        entity,
+        "supportChunk",
+        "supportDoc",
+        document_in_scope("supportDoc")
+        + " CALL (supportDoc) { RETURN max(supportDoc.currentVersion) AS supportVersion }"
         " WITH supportChunk, supportVersion"
         " WHERE CASE WHEN supportChunk.version = supportVersion"
-        f" THEN {passage_current('supportChunk', 'supportVersion')} ELSE false END }}"
+        f" THEN {passage_current('supportChunk', 'supportVersion')} ELSE false END",
+        shape,
     )
 
 
-def versions_of_mentions(entities: LiteralString, into: LiteralString) -> LiteralString:
-    """A subquery body: the versions (`document_versions`) of every in-scope document with a
-    passage that mentions one of `entities` (a list of :Entity nodes), bound to `into`."""
-    return (
-        f"UNWIND {entities} AS versionEntity"
+def versions_of_mentions(
+    entities: LiteralString,
+    into: LiteralString,
+    limit: LiteralString | None = None,
+    shape: ScopeShape | None = None,
+) -> LiteralString:
+    """A subquery body: the versions (`document_versions`) of the in-scope documents needed to
+    decide the first `limit` visible passages of each of `entities` (a list of :Entity nodes),
+    bound to `into`; with no `limit`, of every in-scope document that mentions one of them.
+    With a `limit` it also binds `{into}Looked`, which `visible_passages_of_entity` reads.
+
+    An entity read in order (graph/mention_order.py) is not read whole. A first look, which
+    decides nothing, finds its first `limit` passages in evidence order that are visible as the
+    graph is read now (`shape` picks the order index for the scope, as for
+    `entity_returnable`); the versions of their documents are then read, in one aggregation
+    with every other entity's, each document once, and those passages are decided again with
+    them. The answer shows a document the look found nothing in as the look saw it, without
+    a passage of this entity. Should a version read differ from the one the look saw (a commit
+    landed in between), the entity is decided the plain way, from every mention, with the
+    versions of all its in-scope documents, read in a second aggregation: each before any job
+    the answer is decided with, as the rule asks (docs/graph-model.md, "Readers").
+
+    `{into}Looked`: for each entity, `{entity: id, passages: [the look's passages],
+    whole: read it the plain way}`.
+    """
+    if limit is None:
+        return (
+            f"UNWIND {entities} AS versionEntity"
+            " MATCH (versionEntity)-[:MENTIONED_IN]->(:Chunk)<-[:HAS_PART]-(versionDoc:Document)"
+            f" WHERE {document_in_scope('versionDoc')}" + document_versions("versionDoc", into)
+        )
+    looked = mentions_in_order(
+        "versionEntity",
+        "versionEntity",
+        where=document_in_scope("lookDoc")
+        + " AND "
+        + passage_current("lookChunk", "lookDoc.currentVersion"),
+        limit=limit,
+        chunk="lookChunk",
+        document="lookDoc",
+        shape=shape,
+    )
+    every_document = (
         " MATCH (versionEntity)-[:MENTIONED_IN]->(:Chunk)<-[:HAS_PART]-(versionDoc:Document)"
-        f" WHERE {document_in_scope('versionDoc')}" + document_versions("versionDoc", into)
+        f" WHERE {document_in_scope('versionDoc')}"
+    )
+    changed = (
+        "any(pair IN plan.seen"
+        " WHERE head([read IN firstVersions WHERE read[0] = pair[0] | read[1]]) <> pair[1])"
+    )
+    return (
+        f"WITH {entities} AS versionEntities"
+        " CALL (versionEntities) {"
+        " UNWIND versionEntities AS versionEntity"
+        f" WITH versionEntity, {in_order('versionEntity')} AS inOrder"
+        " CALL (versionEntity, inOrder) {"
+        f" WITH versionEntity WHERE inOrder AND {limit} > 0 {looked}"
+        f" WITH lookChunk, lookDoc {evidence_order('lookDoc', 'lookChunk')}"
+        # A passage found current has the version its document's read gave: its own.
+        " RETURN collect(lookChunk) AS passages,"
+        " collect(DISTINCT [lookDoc.id, lookChunk.version]) AS seen"
+        " }"
+        " RETURN collect({entity: versionEntity, inOrder: inOrder, passages: passages,"
+        " seen: seen}) AS versionPlans"
+        " }"
+        " CALL (versionPlans) {"
+        " UNWIND versionPlans AS plan"
+        " CALL (plan) {"
+        f" WITH plan.entity AS versionEntity WHERE NOT plan.inOrder AND {limit} > 0"
+        f"{every_document} RETURN versionDoc"
+        " UNION ALL"
+        " UNWIND plan.seen AS pair MATCH (versionDoc:Document {id: pair[0]}) RETURN versionDoc"
+        " }" + document_versions("versionDoc", "firstVersions") + " }"
+        " CALL (versionPlans, firstVersions) {"
+        " UNWIND versionPlans AS plan"
+        f" WITH plan.entity AS versionEntity WHERE plan.inOrder AND {changed}"
+        f"{every_document}"
+        + document_versions("versionDoc", "moreVersions", "firstVersions")
+        + " }"
+        f" RETURN firstVersions + moreVersions AS {into},"
+        " [plan IN versionPlans | {entity: plan.entity.id, passages: plan.passages,"
+        f" whole: NOT plan.inOrder OR {changed}}}] AS {into}Looked"
     )
 
 
@@ -144,13 +235,34 @@ def document_visible(document: LiteralString) -> LiteralString:
 
 
 def visible_passages_of_entity(
-    entity: LiteralString, limit: LiteralString, versions: LiteralString
+    entity: LiteralString,
+    limit: LiteralString,
+    versions: LiteralString,
+    looked: LiteralString | None = None,
 ) -> LiteralString:
     """A subquery body up to its RETURN: up to `limit` passages mentioning `entity` that are
     in scope and current by `versions`, as rows of `c` (the :Chunk) and `d` (its :Document),
-    in evidence order."""
+    in evidence order.
+
+    `looked`: what `versions_of_mentions` with the same `limit` bound besides `versions`; an
+    entity it read in order is decided from the passages its look found, read again here with
+    `versions`, instead of from every mention.
+    """
+    where = document_in_scope("d") + " AND " + passage_current_in("c", "d", versions)
+    every = (
+        f"MATCH (orderedEntity)-[:MENTIONED_IN]->(c:Chunk)<-[:HAS_PART]-(d:Document)"
+        f" WHERE {where} WITH c, d {evidence_order('d', 'c')} LIMIT {limit}"
+    )
+    if looked is None:
+        return f"WITH {entity} AS orderedEntity, {versions} {every}"
     return (
-        f"MATCH ({entity})-[:MENTIONED_IN]->(c:Chunk)<-[:HAS_PART]-(d:Document)"
-        f" WHERE {document_in_scope('d')} AND {passage_current_in('c', 'd', versions)}"
-        f" WITH c, d {evidence_order('d', 'c')} LIMIT {limit}"
+        f"WITH {entity} AS orderedEntity, {versions},"
+        f" head([plan IN {looked} WHERE plan.entity = {entity}.id]) AS plan"
+        f" CALL (orderedEntity, {versions}, plan) {{"
+        f" WITH orderedEntity, {versions} WHERE plan IS NULL OR plan.whole {every} RETURN c, d"
+        " UNION ALL"
+        f" WITH plan, {versions} WHERE NOT plan.whole UNWIND plan.passages AS c"
+        f" MATCH (d:Document)-[:HAS_PART]->(c) WHERE {where} RETURN c, d"
+        " }"
+        f" WITH c, d {evidence_order('d', 'c')}"
     )

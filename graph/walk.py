@@ -53,41 +53,15 @@ from weakref import WeakKeyDictionary
 from contract.scope import Scope
 from graph.cypher_names import relationship_types_pattern, split_plain
 from graph.driver import Graph
-from graph.lookups import ENTITY_MAP, PASSAGE_MAP, scoped
+from graph.lookups import ENTITY_MAP, scoped
+from graph.mention_reads import ScopeShape, scope_shape
 from graph.records import EntityRecord, PassageRecord
 from graph.statement_names import builds_statement
-from graph.visibility import (
-    document_in_scope,
-    document_versions,
-    entity_returnable,
-    entity_supported,
-    evidence_order,
-    passage_current_in,
-)
+from graph.visibility import entity_supported
+from graph.walk_support import EDGE_SUPPORT, considered, far_returnable
 from retrieval.walk_bookkeeping import Bound, WalkBookkeeping, WalkBounds
 
 EVIDENCE_LIMIT = 3  # seed step 3: "the edge lists up to three of those passages"
-
-# A subquery body for the relationship `r`: its visible supporting passages (up to three, by
-# document id, position, id) and its kind, current by `versions` (`edge_versions`). Binds
-# `evidenceIds`, `evidence` (passage maps, only when `$withEvidence`) and `kind`: 'ASSERTION',
-# 'PATH', or null for an edge to drop.
-EDGE_SUPPORT: LiteralString = (
-    "CALL (r, versions) {"
-    " MATCH (d:Document)-[:HAS_PART]->(c:Chunk)"
-    " WHERE c.id IN coalesce(r.passageIds, []) AND "
-    + document_in_scope("d")
-    + " AND "
-    + passage_current_in("c", "d", "versions")
-    + " WITH c, d "
-    + evidence_order("d", "c")
-    + " LIMIT $evidenceLimit"
-    " RETURN collect(c.id) AS evidenceIds,"
-    " collect(CASE WHEN $withEvidence THEN " + PASSAGE_MAP + " END) AS evidence"
-    " }"
-    " WITH *, CASE WHEN size(coalesce(r.passageIds, [])) = 0 THEN 'PATH'"
-    " WHEN size(evidenceIds) > 0 THEN 'ASSERTION' END AS kind"
-)
 
 
 def _expand(imports: str, near_ids: str, far: str, types: Sequence[str]) -> str:
@@ -111,23 +85,7 @@ def _expand(imports: str, near_ids: str, far: str, types: Sequence[str]) -> str:
     return f"CALL ({imports}) {{ " + (returned + " UNION ALL ").join(matches) + returned + " }"
 
 
-def edge_versions(rows: LiteralString) -> LiteralString:
-    """Bind `versions`: `$knownVersions` (what the walk's earlier statements read) plus the
-    versions of the in-scope documents of every passage the relationships `row.r` of `rows`
-    list, each read once (graph/visibility.py says why). A walk answers from one read of each
-    document's version, whichever of its statements met the document first."""
-    return (
-        "CALL (" + rows + ") { UNWIND " + rows + " AS row"
-        " UNWIND coalesce(row.r.passageIds, []) AS passageId"
-        " MATCH (d:Document)-[:HAS_PART]->(:Chunk {id: passageId})"
-        " WHERE "
-        + document_in_scope("d")
-        + document_versions("d", "versionsRead", "$knownVersions")
-        + " } WITH *, $knownVersions + versionsRead AS versions"
-    )
-
-
-def _step(carried: LiteralString, types: Sequence[str]) -> str:
+def _step(carried: LiteralString, types: Sequence[str], shape: ScopeShape) -> str:
     """Read one step around `frontierIds` along `types`; keep the qualifying candidates.
 
     Expects `frontierIds` and the variables `carried` names to be bound; binds `more` (the
@@ -146,10 +104,24 @@ def _step(carried: LiteralString, types: Sequence[str]) -> str:
         read = "CALL (frontierIds) { RETURN [] AS read }"
     return (
         read + " WITH " + carried + ", read[..$maxCandidates] AS used,"
-        " size(read) > $maxCandidates AS more " + edge_versions("used") + " CALL (used, versions) {"
+        " size(read) > $maxCandidates AS more"
+        # Candidate order (the bookkeeping's), without the edges already in the result.
+        " CALL (used) {"
         " UNWIND used AS row"
-        " WITH row.r AS r, row.far AS e"
-        " WHERE " + entity_returnable("e") + " " + EDGE_SUPPORT + " WITH * WHERE kind IS NOT NULL"
+        " WITH row WHERE NOT coalesce(row.r.id, elementId(row.r)) IN $knownEdgeIds"
+        " WITH row ORDER BY type(row.r), startNode(row.r).id, endNode(row.r).id,"
+        " coalesce(row.r.id, elementId(row.r))"
+        " RETURN collect(row) AS ordered"
+        " } "
+        + considered("ordered", "$edgeBudget", shape)
+        + " CALL (considered, versions, changed) {"
+        " UNWIND considered AS row"
+        " WITH row, row.r AS r, row.far AS e, versions, changed"
+        " WHERE "
+        + far_returnable("e", shape)
+        + " "
+        + EDGE_SUPPORT
+        + " WITH * WHERE kind IS NOT NULL"
         " RETURN collect({id: coalesce(r.id, elementId(r)), type: type(r),"
         " sourceId: startNode(r).id, targetId: endNode(r).id, kind: kind,"
         " evidenceIds: evidenceIds, evidence: evidence, far: " + ENTITY_MAP + "}) AS candidates"
@@ -158,41 +130,43 @@ def _step(carried: LiteralString, types: Sequence[str]) -> str:
 
 
 @builds_statement
-def first_step(types: Sequence[str]) -> str:
+def first_step(types: Sequence[str], shape: ScopeShape) -> str:
     """Check the start (a visible passage in scope), read step 1, and report the stored types."""
     return (
         "MATCH (e:Entity {id: $startId})"
-        " WHERE " + entity_supported("e") + " CALL () {"
+        " WHERE " + entity_supported("e", shape) + " CALL () {"
         " CALL db.relationshipTypes() YIELD relationshipType"
         " RETURN collect(relationshipType) AS storedTypes"
         " }"
         " WITH "
         + ENTITY_MAP
         + " AS start, [e.id] AS frontierIds, storedTypes "
-        + _step("start, storedTypes", types)
+        + _step("start, storedTypes", types, shape)
         + " RETURN start, storedTypes, more, candidates, versions"
     )
 
 
 @builds_statement
-def next_step(types: Sequence[str]) -> str:
+def next_step(types: Sequence[str], shape: ScopeShape) -> str:
     return (
         "WITH $frontier AS frontierIds "
-        + _step("frontierIds", types)
+        + _step("frontierIds", types, shape)
         + " RETURN more, candidates, versions"
     )
 
 
 @builds_statement
-def depth_probe(types: Sequence[str]) -> str:
+def depth_probe(types: Sequence[str], shape: ScopeShape) -> str:
     return (
         "CALL () { " + _expand("", "$lastDepthIds", "e", types) + " WITH r, e LIMIT $readLimit"
-        " WITH r, e WHERE NOT e.id IN $resultIds AND "
-        + entity_returnable("e")
-        + " RETURN collect({r: r, e: e}) AS probed"
+        " WITH r, e WHERE NOT e.id IN $resultIds"
+        " RETURN collect({r: r, far: e}) AS probed"
         " } "
-        + edge_versions("probed")
-        + " UNWIND probed AS row WITH row.r AS r, row.e AS e, versions "
+        + considered("probed", "1", shape)
+        + " UNWIND considered AS row WITH row, row.r AS r, row.far AS e, versions, changed"
+        " WHERE "
+        + far_returnable("e", shape)
+        + " "
         + EDGE_SUPPORT
         + " WITH kind WHERE kind IS NOT NULL"
         " WITH kind LIMIT 1"
@@ -277,6 +251,10 @@ async def walk(graph: Graph, scope: Scope, request: WalkRequest) -> WalkRecord |
         evidenceLimit=EVIDENCE_LIMIT,
     )
     common["knownVersions"] = []
+    # What a step may take (graph/walk_support.py): edges already taken are left out.
+    common["knownEdgeIds"] = []
+    common["edgeBudget"] = bounds.max_edges + 1
+    shape = scope_shape(scope)
     owned = set(request.graph_owned_types)
 
     def followed(stored: Sequence[str]) -> list[str]:
@@ -289,7 +267,7 @@ async def walk(graph: Graph, scope: Scope, request: WalkRequest) -> WalkRecord |
 
     stored_before = _stored_types.get(graph, ())
     types = followed(stored_before)
-    rows = await graph.read(first_step(types), {**typed(types), "startId": request.start_id})
+    rows = await graph.read(first_step(types, shape), {**typed(types), "startId": request.start_id})
     if not rows:
         return None
     stored_now = tuple(sorted(rows[0]["storedTypes"]))
@@ -297,25 +275,29 @@ async def walk(graph: Graph, scope: Scope, request: WalkRequest) -> WalkRecord |
     if followed(stored_now) != types:
         # The stored types changed since the cache was filled: read step 1 again with them.
         types = followed(stored_now)
-        rows = await graph.read(first_step(types), {**typed(types), "startId": request.start_id})
+        rows = await graph.read(
+            first_step(types, shape), {**typed(types), "startId": request.start_id}
+        )
         if not rows:
             return None
     start = EntityRecord.from_map(rows[0]["start"])
     reads = _Reads(entities={start.id: start}, passages={})
     bookkeeping: WalkBookkeeping[WalkEdgeRecord] = WalkBookkeeping(start.id, bounds)
     frontier = bookkeeping.take_step(1, reads.candidates(rows[0]), rows[0]["more"])
-    # Later statements decide with the versions the earlier ones read (`edge_versions`).
+    # Later statements decide with the versions the earlier ones read (graph/walk_support.py).
     common["knownVersions"] = rows[0]["versions"]
     for depth in range(2, request.depth + 1):
         if bookkeeping.ended or not frontier:
             break
-        rows = await graph.read(next_step(types), {**typed(types), "frontier": frontier})
+        common["knownEdgeIds"] = list(bookkeeping.edges)
+        common["edgeBudget"] = bounds.max_edges - len(bookkeeping.edges) + 1
+        rows = await graph.read(next_step(types, shape), {**typed(types), "frontier": frontier})
         frontier = bookkeeping.take_step(depth, reads.candidates(rows[0]), rows[0]["more"])
         common["knownVersions"] = rows[0]["versions"]
     last_depth_ids = bookkeeping.reached_at(request.depth)
     if last_depth_ids and types:
         rows = await graph.read(
-            depth_probe(types),
+            depth_probe(types, shape),
             {
                 **typed(types),
                 "lastDepthIds": last_depth_ids,

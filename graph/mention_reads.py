@@ -1,0 +1,173 @@
+"""An entity's in-scope mentions, read within the scope and in evidence order: the reads that
+keep a hub as cheap as an ordinary entity (contract §5), through what graph/mention_order.py
+keeps. graph/visibility.py composes them into the visibility rule's fragments.
+
+The scope decides which order index a read seeks (its *shape*, `scope_shape`):
+- `everywhere` (no filter): `mention_order` from the entity, in evidence order;
+- `workspaces`: `mention_workspace_order`, one workspace after the other, each in evidence
+  order, merged, so mentions in other workspaces are never read;
+- `documents` (with or without workspaces): `mention_order`, one document after the other.
+Each statement is built for one shape (the caller picks it from the request's scope), so Neo4j
+plans only that shape's reads; `shape=None` builds every shape's, each reading nothing unless
+the scope is its own, for a statement that must serve any scope.
+
+An entity not read in order (`mention_order.in_order`: sparse, or its mentions not all
+ordered) is read from the entity, every mention, as contract §2's model alone allows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Literal, LiteralString, get_args
+
+from contract.scope import Scope
+from graph.mention_order import entity_workspace, in_order
+from graph.statement_names import named
+
+ScopeShape = Literal["everywhere", "workspaces", "documents"]
+SHAPES: tuple[ScopeShape, ...] = get_args(ScopeShape)
+
+
+def scope_shape(scope: Scope) -> ScopeShape:
+    """Which order index reads `scope`'s mentions (see the module docstring)."""
+    if scope.document_ids is not None:
+        return "documents"
+    return "everywhere" if scope.workspaces is None else "workspaces"
+
+
+def for_each_shape(name: str, build: Callable[[ScopeShape], str]) -> Mapping[ScopeShape, str]:
+    """A statement `build` makes for each shape, each named `name` (the constant holding the
+    `everywhere` one, say), so traces name them alike (graph/statement_names.py)."""
+    return {shape: named(name, build(shape)) for shape in SHAPES}
+
+
+def any_mention(
+    entity: LiteralString,
+    chunk: LiteralString,
+    document: LiteralString,
+    where: LiteralString,
+    shape: ScopeShape | None,
+) -> LiteralString:
+    """Whether `entity` mentions a `chunk` of a `document` for which `where` holds (clauses
+    may follow it); stops at the first. `where` must hold the scope's filter: the seeks only
+    narrow what is read."""
+    mention = chunk + "Mention"
+    in_workspaces = (
+        f"{mention}.orderEntityWorkspace IN"
+        f" [workspace IN $scopeWorkspaces | {entity_workspace(entity + '.id', 'workspace')}]"
+    )
+    then = _document_of(chunk, document, where)
+    by_documents = (
+        f"EXISTS {{ MATCH ()-[{mention}:MENTIONED_IN]->({chunk})"
+        f" WHERE {mention}.orderEntityId = {entity}.id"
+        f" AND {mention}.orderDocumentId IN $scopeDocumentIds"
+        f" AND {mention}.orderPosition IS NOT NULL AND {mention}.orderPassageId IS NOT NULL"
+        f"{then} }}"
+    )
+    by_workspaces = (
+        f"EXISTS {{ MATCH ()-[{mention}:MENTIONED_IN]->({chunk}) WHERE {in_workspaces}"
+        f" AND {mention}.orderDocumentId IS NOT NULL AND {mention}.orderPosition IS NOT NULL"
+        f" AND {mention}.orderPassageId IS NOT NULL{then} }}"
+    )
+    plain = (
+        f"EXISTS {{ MATCH ({entity})-[:MENTIONED_IN]->({chunk}:Chunk)"
+        f"<-[:HAS_PART]-({document}:Document) WHERE {where} }}"
+    )
+    if shape == "everywhere":
+        return plain
+    if shape == "workspaces":
+        return f"CASE WHEN {in_order(entity)} THEN {by_workspaces} ELSE {plain} END"
+    if shape == "documents":
+        return f"CASE WHEN {in_order(entity)} THEN {by_documents} ELSE {plain} END"
+    return (
+        "CASE WHEN ($scopeWorkspaces IS NULL AND $scopeDocumentIds IS NULL)"
+        f" OR NOT {in_order(entity)} THEN {plain}"
+        f" WHEN $scopeDocumentIds IS NOT NULL THEN {by_documents}"
+        f" ELSE {by_workspaces} END"
+    )
+
+
+def mentions_in_order(
+    entity: LiteralString,
+    imports: LiteralString,
+    *,
+    where: LiteralString,
+    chunk: LiteralString,
+    document: LiteralString,
+    shape: ScopeShape | None,
+    limit: LiteralString | None = None,
+) -> LiteralString:
+    """A `CALL` clause binding `chunk` (a :Chunk) and `document` (its :Document): the mentions
+    of `entity` (read in order) for which `where` holds (it must hold the scope's filter), the
+    first `limit` of them in evidence order (all without a limit). `imports` are the variables
+    the clause uses, `entity` among them. Rows leave in no promised order: sort them again.
+
+    Neo4j reads a range index in its order, and the LIMIT stops the read.
+    """
+    mention = chunk + "Mention"
+    cut = f" LIMIT {limit}" if limit is not None else ""
+    order = f"{mention}.orderDocumentId, {mention}.orderPosition, {mention}.orderPassageId"
+    tail = _document_of(chunk, document, where)
+    seek = f"MATCH ()-[{mention}:MENTIONED_IN]->({chunk}) WHERE {mention}.orderEntityId"
+    rest = f" AND {mention}.orderPosition IS NOT NULL AND {mention}.orderPassageId IS NOT NULL"
+    # With every shape in one statement, each reads nothing unless the scope is its own: a
+    # null key, an empty UNWIND (a filter on parameters alone may be planned after the read).
+    everywhere_key = (
+        f"CASE WHEN $scopeWorkspaces IS NULL AND $scopeDocumentIds IS NULL THEN {entity}.id END"
+        if shape is None
+        else f"{entity}.id"
+    )
+    workspaces = (
+        "CASE WHEN $scopeDocumentIds IS NULL THEN $scopeWorkspaces END"
+        if shape is None
+        else "$scopeWorkspaces"
+    )
+    branches = {
+        "everywhere": (
+            f"WITH {imports}, {everywhere_key} AS {chunk}Key"
+            f" {seek} = {chunk}Key AND {mention}.orderDocumentId >= ''{rest}{tail}"
+            f" WITH {chunk}, {document}, {mention}"
+            f" ORDER BY {mention}.orderEntityId, {order}{cut} RETURN {chunk}, {document}"
+        ),
+        "workspaces": (
+            f"UNWIND {workspaces} AS {chunk}Workspace"
+            f" CALL ({imports}, {chunk}Workspace) {{"
+            f" MATCH ()-[{mention}:MENTIONED_IN]->({chunk}) WHERE {mention}.orderEntityWorkspace"
+            f" = {entity_workspace(entity + '.id', chunk + 'Workspace')}"
+            f" AND {mention}.orderDocumentId >= ''{rest}{tail}"
+            f" WITH {chunk}, {document}, {mention}"
+            f" ORDER BY {mention}.orderEntityWorkspace, {order}{cut}"
+            f" RETURN {chunk}, {document}, {mention} }}"
+            f" WITH {chunk}, {document}, {mention} ORDER BY {order}{cut}"
+            f" RETURN {chunk}, {document}"
+        ),
+        "documents": (
+            f"UNWIND $scopeDocumentIds AS {chunk}DocumentId"
+            f" CALL ({imports}, {chunk}DocumentId) {{"
+            f" {seek} = {entity}.id AND {mention}.orderDocumentId = {chunk}DocumentId"
+            f" AND {mention}.orderPosition >= {_LEAST_INTEGER}"
+            f" AND {mention}.orderPassageId IS NOT NULL{tail}"
+            f" WITH {chunk}, {document}, {mention}"
+            f" ORDER BY {mention}.orderEntityId, {order}{cut}"
+            f" RETURN {chunk}, {document}, {mention} }}"
+            f" WITH {chunk}, {document}, {mention} ORDER BY {order}{cut}"
+            f" RETURN {chunk}, {document}"
+        ),
+    }
+    chosen = SHAPES if shape is None else (shape,)
+    return f"CALL ({imports}) {{ " + " UNION ALL ".join(branches[s] for s in chosen) + " }"
+
+
+def _document_of(chunk: LiteralString, document: LiteralString, where: LiteralString) -> str:
+    """After a seek binding `chunk`: its `document`, then `where`. In a subquery of its own, so
+    Neo4j plans the seek first: in one pattern it may start from the documents instead (in a
+    subquery expression it did, reading every mention of every document)."""
+    return (
+        f" CALL ({chunk}) {{ MATCH ({document}:Document)-[:HAS_PART]->({chunk}:Chunk)"
+        f" RETURN {document} }} WITH * WHERE {where}"
+    )
+
+
+# The least INTEGER: `orderPosition >= it` holds for every ordered mention and lets Neo4j read
+# one document's mentions in the index's order.
+_LEAST_INTEGER: LiteralString = "-9223372036854775808"
