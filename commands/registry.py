@@ -6,6 +6,7 @@ import argparse
 from collections.abc import Callable
 
 from commands import (
+    delete_command,
     demo_command,
     eval_command,
     export_schema_command,
@@ -30,6 +31,7 @@ REGISTERED: list[Register] = [
     load_command.register,
     eval_command.register,
     jobs_command.register,
+    delete_command.register,
     reembed_command.register,
     vectors_command.register,
     export_schema_command.register,

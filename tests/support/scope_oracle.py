@@ -5,7 +5,9 @@ Written from the contract's words, independently of the service's Cypher, to jud
     current  (passage)  chunk.version = document.currentVersion AND (chunk.jobId is null OR
                         the :Job with that id has status 'COMMITTED')
     visible  (passage)  in scope AND current
-    returnable (entity) an in-scope passage mentions it; SUPPORTED when a visible one does
+    retired  (document) its current version is listed in its `retiredVersions` (deleted)
+    returnable (entity) an in-scope passage of a document that is not retired mentions it;
+                        SUPPORTED when a visible one does
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ class Oracle:
         return (
             document is not None
             and document.current_version >= 1
+            and not document.retired
             and self.document_in_scope(document_id)
         )
 
@@ -75,8 +78,13 @@ class Oracle:
 
     def returnable(self, entity_id: str) -> bool:
         entity = self.world.entities.get(entity_id)
-        return entity is not None and any(
-            self.document_in_scope(self.world.chunks[c].document_id) for c in entity.mentions
+        if entity is None:
+            return False
+        documents = [
+            self.world.documents[self.world.chunks[c].document_id] for c in entity.mentions
+        ]
+        return any(
+            self.document_in_scope(document.id) and not document.retired for document in documents
         )
 
     def evidence(self, entity_id: str) -> list[str]:
