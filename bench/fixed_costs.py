@@ -24,8 +24,6 @@ import argparse
 import asyncio
 import os
 import statistics
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
@@ -37,10 +35,9 @@ import httpx
 
 from bench import target
 from bench.build_graph import SCALES, build
-from bench.search_paths import SEARCH_OPERATION, service_environment
+from bench.search_paths import SEARCH_OPERATION, service_in
 from bench.vocabulary import search_queries
 from graph.driver import Graph
-from localneo4j.server import free_port
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 TYPENAME = "{ __typename }"
@@ -65,43 +62,10 @@ def cpu_seconds(pid: int) -> float:
 @contextmanager
 def served(tree: Tree, bolt_uri: str, log_dir: Path) -> Iterator[None]:
     """`evidencegraph serve` from `tree.path` (its code first on the path) on a free port."""
-    port = free_port()
-    environment = {
-        **os.environ,
-        **service_environment(bolt_uri),
-        "PYTHONPATH": str(tree.path.resolve()),
-    }
     log_path = log_dir / f"{tree.name}.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "commands.main", "serve", "--port", str(port)],
-            cwd=tree.path,
-            env=environment,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    tree.url, tree.pid = f"http://127.0.0.1:{port}", process.pid
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            if process.poll() is not None:
-                raise SystemExit(f"{tree.name}: the service exited; see {log_path}")
-            try:
-                if httpx.get(f"{tree.url}/readyz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                raise SystemExit(f"{tree.name}: not ready in 120 s; see {log_path}")
-            time.sleep(0.2)
+    with service_in(bolt_uri, log_path, tree=tree.path, ready_seconds=120) as service:
+        tree.url, tree.pid = service.url, service.pid
         yield
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 def ask(client: httpx.Client, operation: str, query: str) -> float:
