@@ -464,7 +464,9 @@ async def delete_while_reading(graph: Graph, builder: GraphBuilder) -> tuple[lis
             cap_k=1000,
             with_text=False,
         )
-        check("entity search", [p for h in entity_hits.records for p in h.evidence_ids], gone_before)
+        check(
+            "entity search", [p for h in entity_hits.records for p in h.evidence_ids], gone_before
+        )
         unsupported += sum(1 for h in entity_hits.records if not h.supported)
 
     writing = True

@@ -39,7 +39,9 @@ class World:
     """P: version 1 (Ada, Grace | Zed) superseded by version 2 (Ada, Grace), so Zed's only
     mention is superseded (UNSUPPORTED). F: version 1 committed, version 2 FAILED and not
     cleaned up (its passage and staging are left). R: deleted (Rita only there). G (globex):
-    Linus, and Solo, an entity no passage mentions."""
+    Linus, and Solo, an entity no passage mentions. K: version 1 (Kim) superseded by version 2
+    (no Kim), then a version 3 that mentions Kim FAILED: Kim's last published word is the
+    superseded passage, which a FAILED job's passage never replaces (it counts for nothing)."""
 
     p1: Version
     p2: Version
@@ -47,16 +49,23 @@ class World:
     f2: Version
     r: Version
     g: Version
+    k: tuple[Version, Version, Version]
     names: dict[str, str]
 
     @property
     def passage_ids(self) -> list[str]:
-        versions = (self.p1, self.p2, self.f1, self.f2, self.r, self.g)
+        versions = (self.p1, self.p2, self.f1, self.f2, self.r, self.g, *self.k)
         return [p for version in versions for p in version.passage_ids]
 
     @property
     def document_ids(self) -> list[str]:
-        return [self.p1.document_id, self.f1.document_id, self.r.document_id, self.g.document_id]
+        return [
+            self.p1.document_id,
+            self.f1.document_id,
+            self.r.document_id,
+            self.g.document_id,
+            self.k[0].document_id,
+        ]
 
 
 def analysts(names: dict[str, list[int]]) -> dict[str, Sequence[int]]:
@@ -114,13 +123,30 @@ async def build_world(graph: Graph, builder: GraphBuilder) -> World:
         relations=[("Linus Analyst", "LINKED", "Grace Analyst", None)],
         passage_vectors=vectors(1, 7),
     )
+    k1 = await builder.version(
+        "acme", ["Kim, an analyst."], mentions=analysts({"Kim": [0]}), passage_vectors=vectors(1, 8)
+    )
+    k2 = await builder.version(
+        "acme", ["Nobody here."], document_id=k1.document_id, passage_vectors=vectors(1, 9)
+    )
+    k3 = await builder.version(
+        "acme",
+        ["Kim, an analyst, again."],
+        document_id=k1.document_id,
+        mentions=analysts({"Kim": [0]}),
+        passage_vectors=vectors(1, 10),
+        fail=True,
+    )
+    await graph.write(  # as `jobs.fail_job` marks it
+        "MATCH (j:Job {id: $id}) SET j.finishedAt = datetime()", {"id": k3.job.id}
+    )
     await delete_documents(graph, [r.document_id])
     await apply_schema(graph, TEST_DIMENSION, labels=["Person"])
     names = {
         name: builder.entity_id(f"{name} Analyst")
-        for name in ("Ada", "Grace", "Zed", "Bo", "Rita", "Linus", "Solo")
+        for name in ("Ada", "Grace", "Zed", "Bo", "Rita", "Linus", "Solo", "Kim")
     }
-    return World(p1, p2, f1, f2, r, g, names)
+    return World(p1, p2, f1, f2, r, g, (k1, k2, k3), names)
 
 
 async def everything(client: Client, world: World) -> dict[str, Any]:
@@ -166,8 +192,9 @@ async def test_purge_changes_no_answer(graph: Graph, builder: GraphBuilder, clie
     world = await build_world(graph, builder)
     client.embedder.script(QUERY, unit_vector(TEST_DIMENSION, 2))
     before = await everything(client, world)
-    zed = str(before["None"]["lexical entities"])
-    assert "'status': 'UNSUPPORTED'" in zed and world.names["Zed"] in zed
+    entities = str(before["None"]["lexical entities"])
+    assert "'status': 'UNSUPPORTED'" in entities
+    assert world.names["Zed"] in entities and world.names["Kim"] in entities
 
     report = await purge(graph, NOW)
     assert report.superseded_passages > 0 and report.documents_removed == 1
