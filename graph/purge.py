@@ -24,8 +24,9 @@ What it never touches (docs/graph-model.md, "Purge"):
   than that long ago. A read that began before a commit may still be reading the version it
   superseded; `older_than` must be longer than any read (the default, 1h, is);
 - a superseded passage that is its document's last word on an entity: when no current passage
-  of the document mentions the entity, the latest passage that does is kept, so the entity
-  stays returnable (UNSUPPORTED) in every scope that holds the document, as it was;
+  of the document mentions the entity, the latest published passage that does is kept
+  (`visibility.passage_published`: a FAILED job's passage is none), so the entity stays
+  returnable (UNSUPPORTED) in every scope that holds the document, as it was;
 - entities while a job is under way: a load may refer to one by id before it mentions it.
 """
 
@@ -106,7 +107,8 @@ _NOT_LAST_WORD: LiteralString = (
 )
 
 # Passages of FAILED jobs that failed before the horizon, and superseded passages of documents
-# whose current version was committed before it (all passages of a retired one).
+# whose current version was committed before it (all passages of a retired one). A FAILED
+# job's passage is never anyone's last word: it makes no entity returnable.
 REMOVE_PASSAGES: LiteralString = (
     "MATCH (d:Document)"
     " OPTIONAL MATCH (currentJob:Job {documentId: d.id})"
@@ -120,7 +122,7 @@ REMOVE_PASSAGES: LiteralString = (
     " WHERE NOT coalesce(writer.status = 'RUNNING' OR writer.unpublished, false)"
     "  AND CASE WHEN failed THEN coalesce(writer.finishedAt < " + _HORIZON + ", true)"
     "   ELSE c.version < d.currentVersion AND settled END"
-    "  AND (retired OR " + _NOT_LAST_WORD + ")"
+    "  AND (retired OR failed OR " + _NOT_LAST_WORD + ")"
     " CALL (c) { DETACH DELETE c } IN TRANSACTIONS OF $batch ROWS"
     " RETURN count(*) AS removed, count(CASE WHEN failed THEN 1 END) AS failed"
 )

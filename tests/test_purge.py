@@ -140,6 +140,12 @@ async def build_world(graph: Graph, builder: GraphBuilder) -> World:
     await graph.write(  # as `jobs.fail_job` marks it
         "MATCH (j:Job {id: $id}) SET j.finishedAt = datetime()", {"id": k3.job.id}
     )
+    # The service's writer links a job's mentions only at its commit; another pipeline may
+    # have linked this one while its job ran (contract §2).
+    await graph.write(
+        "MATCH (e:Entity {id: $entity}), (c:Chunk {id: $passage}) MERGE (e)-[:MENTIONED_IN]->(c)",
+        {"entity": builder.entity_id("Kim Analyst"), "passage": k3.passage_ids[0]},
+    )
     await delete_documents(graph, [r.document_id])
     await apply_schema(graph, TEST_DIMENSION, labels=["Person"])
     names = {
@@ -211,14 +217,19 @@ async def test_purge_removes_superseded_passages_failed_leftovers_and_deleted_do
     # second is Zed's last mention in P (Zed stays UNSUPPORTED), so it stays.
     assert await exists(graph, "Chunk", world.p1.passage_ids) == [False, True]
     assert await exists(graph, "Chunk", world.f2.passage_ids) == [False]  # a FAILED job's
+    # K's first passage is Kim's last published word in K: the FAILED version's passage that
+    # also mentions Kim (removed) never stood in for it.
+    k1, k2, k3 = world.k
+    assert await exists(graph, "Chunk", k2.passage_ids) == [True]  # current
+    assert await exists(graph, "Chunk", [*k1.passage_ids, *k3.passage_ids]) == [True, False]
     assert await exists(graph, "Chunk", world.r.passage_ids) == [False, False]  # deleted
     assert await exists(graph, "Document", [world.r.document_id]) == [False]
     assert await exists(graph, "Entity", [world.names["Rita"], world.names["Solo"]]) == [
         False,
         False,
     ]
-    kept = [world.names[n] for n in ("Ada", "Grace", "Zed", "Bo", "Linus")]
-    assert await exists(graph, "Entity", kept) == [True] * 5
+    kept = [world.names[n] for n in ("Ada", "Grace", "Zed", "Bo", "Linus", "Kim")]
+    assert await exists(graph, "Entity", kept) == [True] * 6
     staged = await graph.read("MATCH (s:StagedEntity) RETURN count(s) AS n", {})
     assert staged[0]["n"] == 0
     # Both KNOWS named only passages now gone (P's first, R's): removed, not turned into
@@ -233,6 +244,9 @@ async def test_purge_removes_superseded_passages_failed_leftovers_and_deleted_do
         (world.f1.document_id, 1, "COMMITTED"),  # current
         (world.f1.document_id, 2, "FAILED"),  # above the current version
         (world.g.document_id, 1, "COMMITTED"),
+        (k1.document_id, 1, "COMMITTED"),  # its passage is kept
+        (k1.document_id, 2, "COMMITTED"),  # current
+        (k1.document_id, 3, "FAILED"),  # above the current version
     }
     assert (
         report.superseded_passages,
@@ -241,7 +255,7 @@ async def test_purge_removes_superseded_passages_failed_leftovers_and_deleted_do
         report.entities_removed,
         report.relations_removed,
         report.staged_entities,
-    ) == (3, 1, 1, 2, 2, 2)
+    ) == (3, 2, 1, 2, 2, 3)
 
     again = await purge(graph, NOW)
     assert again.lines() == type(again)().lines()  # nothing left to remove
@@ -328,7 +342,7 @@ async def test_purge_command_reports_what_it_removed(
     await build_world(graph, builder)
     run = await cli.run("purge", "--older-than", "0s")
     assert run.code == 0, run.err
-    assert "passages: 3 superseded, 1 of failed jobs" in run.out
+    assert "passages: 3 superseded, 2 of failed jobs" in run.out
     assert "documents: 1 deleted documents" in run.out
     assert "purge: passages done" in run.err
     with pytest.raises(SystemExit) as usage:
