@@ -84,17 +84,34 @@ def variables(query: str, options: Mapping[str, Any]) -> dict[str, Any]:
 # --- the service over HTTP -----------------------------------------------------------------
 
 
+@dataclass
+class ServiceProcess:
+    url: str  # http://127.0.0.1:PORT
+    pid: int
+
+
 @contextmanager
-def service_process(bolt_uri: str, log_path: Path, embedder: str = "hash") -> Iterator[str]:
-    """`evidencegraph serve` on a free loopback port; yields its base URL, stops it after."""
+def service_in(
+    bolt_uri: str,
+    log_path: Path,
+    embedder: str = "hash",
+    tree: Path | None = None,
+    ready_seconds: float = 60,
+) -> Iterator[ServiceProcess]:
+    """`evidencegraph serve` on a free loopback port, from `tree` (a checkout of this
+    repository, its code first on the path; this one by default), stopped after."""
     port = free_port()
     command = [sys.executable, "-m", "commands.main", "serve", "--port", str(port)]
     environment = {**os.environ, **service_environment(bolt_uri, embedder)}
+    if tree is not None:
+        environment["PYTHONPATH"] = str(tree.resolve())
     with log_path.open("wb") as log:
-        process = subprocess.Popen(command, env=environment, stdout=log, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            command, cwd=tree, env=environment, stdout=log, stderr=subprocess.STDOUT
+        )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + ready_seconds
         while True:
             if process.poll() is not None:
                 raise SystemExit(f"the service exited; see {log_path}")
@@ -104,9 +121,11 @@ def service_process(bolt_uri: str, log_path: Path, embedder: str = "hash") -> It
             except httpx.TransportError:
                 pass
             if time.monotonic() > deadline:
-                raise SystemExit(f"the service did not get ready in 60 s; see {log_path}")
+                raise SystemExit(
+                    f"the service did not get ready in {ready_seconds:g} s; see {log_path}"
+                )
             time.sleep(0.2)
-        yield base
+        yield ServiceProcess(base, process.pid)
     finally:
         process.terminate()
         try:
@@ -114,6 +133,13 @@ def service_process(bolt_uri: str, log_path: Path, embedder: str = "hash") -> It
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@contextmanager
+def service_process(bolt_uri: str, log_path: Path, embedder: str = "hash") -> Iterator[str]:
+    """`evidencegraph serve` on a free loopback port; yields its base URL, stops it after."""
+    with service_in(bolt_uri, log_path, embedder) as served:
+        yield served.url
 
 
 class HttpService:

@@ -21,6 +21,8 @@ COMMANDS: dict[str, str] = {
     "load": "commands.load_command",
     "eval": "commands.eval_command",
     "jobs": "commands.jobs_command",
+    "delete": "commands.delete_command",
+    "purge": "commands.purge_command",
     "reembed": "commands.reembed_command",
     "vectors": "commands.vectors_command",
     "export-schema": "commands.export_schema_command",

@@ -12,7 +12,7 @@ tests/test_embedding_minilm.py).
 Threads are set for a machine shared with Neo4j and other services: each run of the graph
 uses one thread (no runtime thread pool, so nothing spins or waits on a core another process
 needs), and a call with several batches runs up to `threads` of them at once (EMBEDDER_THREADS,
-default min(2, cores)). Per text this costs 10–15% less CPU than one run spread over two
+default min(2, cores)). Per text this costs 7–16% less CPU than one run spread over two
 intra-op threads (docs/performance.md). `precision="int8"`
 (EMBEDDER_PRECISION) runs a dynamically quantised copy of the graph: faster, vectors within
 0.97–0.996 cosine of fp32 (docs/performance.md has the measured effect on retrieval).

@@ -149,6 +149,22 @@ class Graph:
                     outcome.rows = 0
                     outcome.database_ms = _database_ms(summary)
 
+    async def auto_commit_rows(
+        self, query: LiteralString, parameters: Mapping[str, Any]
+    ) -> list[Record]:
+        """`auto_commit`, returning the statement's records (what `CALL … IN TRANSACTIONS`
+        reported: counts, say). Not retried: the transactions it committed stay committed."""
+        self._observe(query, parameters)
+        with self._instrumented(query) as outcome, self._contract_errors():
+            async with self.driver.session(database=self.database) as session:
+                result = await session.run(neo4j.Query(query), dict(parameters))
+                records = [record async for record in result]
+                summary = await result.consume()
+                if outcome is not None:
+                    outcome.rows = len(records)
+                    outcome.database_ms = _database_ms(summary)
+                return records
+
     @contextlib.contextmanager
     def _contract_errors(self) -> Iterator[None]:
         """The driver's errors a client may see, as the contract's: every backend fault is

@@ -28,7 +28,8 @@ degree and not the counter, so that entity is read the plain way, every mention,
 slower, never different. Up to `DENSE_MENTIONS` mentions the plain way costs no more.
 
 Who writes them: the commit that creates a mention (`ORDER_NEW_MENTIONS` in graph/jobs.py),
-recovery when it removes a failed job's chunks (`FORGET_MENTIONS_OF_CHUNK`), and
+recovery when it removes a failed job's chunks and purge when it removes passages
+(`FORGET_MENTIONS_OF_CHUNK`, in graph/jobs.py and graph/purge.py), and
 `evidencegraph schema apply` (`order_mentions`), which fills graphs written before this existed
 or by other pipelines. A writer of the service that removes a mention without going through
 `FORGET_MENTIONS_OF_CHUNK` leaves a counter above the degree: that entity is read the plain way

@@ -18,11 +18,13 @@ from dataclasses import dataclass
 from typing import LiteralString
 
 from graph.driver import Graph
+from graph.visibility import document_retired
 
 # Passages of the line already stored are named in an error; a few say enough.
 TAKEN_REPORTED = 5
 
-STORED_REFERENCES: LiteralString = """
+STORED_REFERENCES: LiteralString = (
+    """
 OPTIONAL MATCH (d:Document {id: $documentId})
 OPTIONAL MATCH (current:Job {documentId: $documentId, status: 'COMMITTED'})
   WHERE current.version = d.currentVersion
@@ -46,8 +48,12 @@ CALL () {
   MATCH (e:Entity {id: id})
   RETURN collect(e.id) AS foundEntities
 }
-RETURN d.workspace AS workspace, contentHash, takenCount, taken, foundPassages, foundEntities
+RETURN d.workspace AS workspace, contentHash, takenCount, taken, foundPassages, foundEntities,
+       coalesce("""
+    + document_retired("d")
+    + """, false) AS retired
 """
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +75,7 @@ class StoredReferences:
     taken: tuple[TakenPassage, ...]  # the first TAKEN_REPORTED, by id
     found_passages: frozenset[str]
     found_entities: frozenset[str]
+    retired: bool = False  # the document was deleted (`evidencegraph delete`)
 
 
 async def stored_references(
@@ -106,4 +113,5 @@ async def stored_references(
         ),
         found_passages=frozenset(row["foundPassages"]),
         found_entities=frozenset(row["foundEntities"]),
+        retired=bool(row["retired"]),
     )

@@ -8,7 +8,10 @@
                         document.currentVersion) AND its job, if it names one, is COMMITTED:
                         the current passage or a superseded one, never one of a version a
                         commit has not yet made current
-    returnable (entity) at least one in-scope published passage mentions it
+    retired  (document) its current version is a retirement (`evidencegraph delete`): a
+                        version with no passages, listed in `document.retiredVersions`
+    returnable (entity) at least one in-scope published passage of a document that is not
+                        retired mentions it
     supported  (entity) at least one visible passage mentions it
 
 A passage of a version not yet published is nothing to any reader (contract §2: everything a
@@ -76,15 +79,29 @@ def passage_published(passage: LiteralString, document: LiteralString) -> Litera
     )
 
 
+def document_retired(document: LiteralString) -> LiteralString:
+    """`document`'s current version is a retirement (graph/retirement.py): it was deleted.
+
+    Decided by `currentVersion` alone: a retirement lists its version in `retiredVersions`
+    when it begins, long before its commit can make that version current, and the list only
+    grows until purge drops versions below the current one, so reading the version decides.
+    A retirement has no passages, so nothing of a retired document is current either.
+    """
+    return f"({document}.currentVersion IN coalesce({document}.retiredVersions, []))"
+
+
 def entity_returnable(entity: LiteralString, shape: ScopeShape | None = None) -> LiteralString:
-    """At least one in-scope published passage mentions `entity` (it may appear, maybe
-    UNSUPPORTED); stops at the first one found. `shape`: the scope's (graph/mention_reads.py),
-    or None for a statement that serves any scope."""
+    """At least one in-scope published passage of a document that is not retired mentions
+    `entity` (it may appear, maybe UNSUPPORTED); stops at the first one found. A deleted
+    document's passages count for nothing: an entity only they mention is not returned
+    (docs/graph-model.md, "Deleting a document"), read in order or not. `shape`: the scope's
+    (graph/mention_reads.py), or None for a statement that serves any scope."""
     return any_mention(
         entity,
         "mentionChunk",
         "mentionDoc",
-        f"{document_in_scope('mentionDoc')} AND {passage_published('mentionChunk', 'mentionDoc')}",
+        f"{document_in_scope('mentionDoc')} AND NOT {document_retired('mentionDoc')}"
+        f" AND {passage_published('mentionChunk', 'mentionDoc')}",
         shape,
     )
 
@@ -230,8 +247,12 @@ def evidence_order(document: LiteralString, passage: LiteralString) -> LiteralSt
 
 
 def document_visible(document: LiteralString) -> LiteralString:
-    """`document` is in scope and has a committed version (`currentVersion` 0 means none)."""
-    return f"({document}.currentVersion >= 1 AND {document_in_scope(document)})"
+    """`document` is in scope and has a committed version (`currentVersion` 0 means none)
+    that is not a retirement."""
+    return (
+        f"({document}.currentVersion >= 1 AND NOT {document_retired(document)}"
+        f" AND {document_in_scope(document)})"
+    )
 
 
 def visible_passages_of_entity(

@@ -117,13 +117,7 @@ class BarProgress(_Display):
         self._progress.stop()
 
     def progress(self, totals: LoadTotals) -> None:
-        embedding_rate = totals.per_second(totals.embeddings, totals.embedding_seconds)
-        self._progress.counts = Text(
-            f"passages {totals.passages:,} · entities {totals.entities:,} · relations "
-            f"{totals.relations:,} · embeddings {totals.embeddings:,} ({embedding_rate:.0f}/s)"
-            f" · {totals.per_second(totals.passages):.0f} passages/s",
-            style="dim",
-        )
+        self._progress.counts = Text(totals.counts_line(), style="dim")
         self._progress.update(
             self._task, completed=totals.documents_done, total=totals.documents_total
         )

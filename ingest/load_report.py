@@ -62,6 +62,15 @@ class LoadTotals:
             f"{self.elapsed:.1f} s, {self.per_second(self.passages):.0f} passages/s"
         )
 
+    def counts_line(self) -> str:
+        """The counts a progress bar shows under it."""
+        embedding_rate = self.per_second(self.embeddings, self.embedding_seconds)
+        return (
+            f"passages {self.passages:,} · entities {self.entities:,} · relations "
+            f"{self.relations:,} · embeddings {self.embeddings:,} ({embedding_rate:.0f}/s)"
+            f" · {self.per_second(self.passages):.0f} passages/s"
+        )
+
     def summary_lines(self) -> list[str]:
         of = f" (of {self.documents_total})" if self.documents_total is not None else ""
         embedding_rate = self.per_second(self.embeddings, self.embedding_seconds)

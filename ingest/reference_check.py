@@ -29,7 +29,9 @@ def reference_problems(version: DocumentVersion, stored: StoredReferences) -> st
         )
     positions = {passage.id: index for index, passage in enumerate(version.passages)}
     for taken in stored.taken:
-        check.fail(f"passages[{positions[taken.id]}].id", _taken(taken, document.id))
+        check.fail(
+            f"passages[{positions[taken.id]}].id", _taken(taken, document.id, stored.retired)
+        )
     if stored.taken_count > len(stored.taken):
         check.fail("passages", f"{stored.taken_count - len(stored.taken)} more ids are stored")
     for index, entity in enumerate(version.entities):
@@ -56,7 +58,7 @@ def _nowhere(kind: str, identifier: str) -> str:
     return f"{kind} {identifier} is neither in this line nor in the graph"
 
 
-def _taken(taken: TakenPassage, document_id: str) -> str:
+def _taken(taken: TakenPassage, document_id: str, retired: bool) -> str:
     owner = (
         "this document"
         if taken.document_id == document_id
@@ -67,5 +69,10 @@ def _taken(taken: TakenPassage, document_id: str) -> str:
         return (
             f"{where}, written by job {taken.job_id}, which never finished: when no load is "
             "running, `evidencegraph jobs recover --older-than 0s` removes what it wrote"
+        )
+    if retired and taken.document_id == document_id:
+        return (
+            f"{where}, which was deleted: its passages stay stored until `evidencegraph purge`"
+            " removes them (run it, then load the line again), or give the passages new ids"
         )
     return f"{where}; a new version needs new passage ids"

@@ -30,6 +30,8 @@ from graph import entity_search, jobs, lookups, mention_order, walk
 from graph.driver import Graph
 from graph.graph_schema import apply_schema, vector_index_name
 from graph.lexical_index import fulltext_index_name
+from graph.purge import purge
+from ingest.deletion import delete_documents
 from retrieval.lexical_rule import lexical_request
 from retrieval.walk_bookkeeping import WalkBounds
 from tests.support.graph_builder import GraphBuilder, new_id
@@ -491,43 +493,82 @@ async def every_read(graph: Graph, ids: Mapping[str, str], scope: Scope) -> dict
             with_evidence=True,
         )
 
-    searched = await entity_search.search_entities(
-        graph,
-        scope,
-        targets=[
-            entity_search.SearchTarget(
-                "Person", fulltext_index_name("Person"), vector_index_name("Person")
-            )
-        ],
-        mode="LEXICAL",
-        lexical=lexical_request("Dora Densely"),
-        vector=None,
-        limit=10,
-        support_limit=3,
-        rrf_k=60,
-        lexical_k=20,
-        semantic_k=20,
-        cap_k=1000,
-        with_text=True,
-    )
-    return {
+    async def search(name: str) -> list[entity_search.EntityHitRecord]:
+        searched = await entity_search.search_entities(
+            graph,
+            scope,
+            targets=[
+                entity_search.SearchTarget(
+                    "Person", fulltext_index_name("Person"), vector_index_name("Person")
+                )
+            ],
+            mode="LEXICAL",
+            lexical=lexical_request(name),
+            vector=None,
+            limit=10,
+            support_limit=3,
+            rrf_k=60,
+            lexical_k=20,
+            semantic_k=20,
+            cap_k=1000,
+            with_text=True,
+        )
+        return searched.records
+
+    # The entity only a deleted document mentions, when the world has one.
+    gone = [ids[GONE]] if GONE in ids else []
+    found = {
         "evidence": await lookups.evidence_by_entity_id(
-            graph, scope, [(ids["Dora Densely"], 3), (ids["Dora Densely"], 60), (ids["Finn"], 3)]
+            graph,
+            scope,
+            [(ids["Dora Densely"], 3), (ids["Dora Densely"], 60), (ids["Finn"], 3)]
+            + [(entity, 3) for entity in gone],
         ),
         "returnable": await lookups.entities_by_id(
-            graph, scope, [ids["Dora Densely"], ids["Finn"], ids["Eve"]]
+            graph, scope, [ids["Dora Densely"], ids["Finn"], ids["Eve"], *gone]
         ),
-        "search": searched.records,
+        "search": await search("Dora Densely"),
         "walk from the dense entity": await walk.walk(graph, scope, walk_from("Dora Densely")),
         "walk to the dense entity": await walk.walk(graph, scope, walk_from("Finn")),
     }
+    if gone:
+        found["search for the deleted one"] = await search(GONE)
+        found["walk from the deleted one"] = await walk.walk(graph, scope, walk_from(GONE))
+    return found
 
 
-async def write_dense_entity(builder: GraphBuilder) -> dict[str, str]:
+GONE = "Gus Gonewell"
+
+
+async def write_dense_entity(builder: GraphBuilder, *, deleted: bool = False) -> dict[str, str]:
     """`Dora Densely`, mentioned 52 times by the service's commits: a superseded version and
     the current one of a document in w0, another w0 document, a w1 document, and the passages
-    of a job still RUNNING; `Finn` KNOWS her and she KNOWS `Eve`. The document ids by name."""
+    of a job still RUNNING; `Finn` KNOWS her and she KNOWS `Eve`. The document ids by name.
+
+    `deleted`: also a w0 document deleted (`evidencegraph delete`) that mentions Dora 12
+    times, first of all in evidence order, and `Gus Gonewell`, mentioned 40 times only by
+    another deleted w0 document (Finn KNOWS him, by a passage of a document still there)."""
     dora = "Dora Densely"
+    extra: dict[str, str] = {}
+    if deleted:
+        dropped = await builder.version(
+            "w0",
+            [f"Dora gone {n}." for n in range(12)],
+            document_id="00000000-0000-4000-8000-000000000001",
+            mentions={dora: range(12)},
+        )
+        gone = await builder.version(
+            "w0", [f"Gus gone {n}." for n in range(40)], mentions={GONE: range(40)}
+        )
+        await builder.version(
+            "w0",
+            ["Finn knows Gus."],
+            mentions={"Finn": [0]},
+            relations=[("Finn", "KNOWS", GONE, [0])],
+        )
+        await delete_documents(builder.graph, [dropped.document_id, gone.document_id])
+        extra = {GONE: builder.entity_id(GONE), "dropped": dropped.document_id}
+        extra["gone"] = gone.document_id
     first = await builder.version(
         "w0", [f"Dora old {n}." for n in range(12)], mentions={dora: range(12)}
     )
@@ -555,10 +596,20 @@ async def write_dense_entity(builder: GraphBuilder) -> dict[str, str]:
         "current": current.document_id,
         "other": other.document_id,
         "away": away.document_id,
+        **extra,
     }
 
 
 def dense_scopes(ids: Mapping[str, str]) -> list[Scope]:
+    deleted = (
+        [
+            Scope(None, (ids["dropped"],)),
+            Scope(("w0",), (ids["dropped"], ids["gone"])),
+            Scope(("w0", "w1"), (ids["dropped"], ids["other"])),
+        ]
+        if "dropped" in ids
+        else []
+    )
     return [
         Scope(None),
         Scope(("w0",)),
@@ -568,6 +619,7 @@ def dense_scopes(ids: Mapping[str, str]) -> list[Scope]:
         Scope(("w0",), (ids["other"],)),
         Scope(("w0", "w1"), (ids["current"], ids["away"])),
         Scope(None, (ids["away"],)),
+        *deleted,
     ]
 
 
@@ -584,12 +636,17 @@ async def test_a_dense_entity_is_read_in_order_and_answers_what_the_plain_read_a
 ) -> None:
     """With more than DENSE_MENTIONS mentions, all written by the service's commits, an entity
     is read in order (its order-index seeks produce rows); forced the plain way (the threshold
-    raised above its degree), every read answers exactly the same, in every shape of scope."""
-    ids = await write_dense_entity(builder)
+    raised above its degree), every read answers exactly the same, in every shape of scope.
+    Deleted documents count for nothing either way: neither a deleted document's mentions of
+    the dense entity, nor an entity (read in order too) that only deleted documents mention."""
+    ids = await write_dense_entity(builder, deleted=True)
     await apply_schema(graph, 8, labels=["Person"])
     [row] = await graph.read(MENTIONS, {"id": ids["Dora Densely"]})
-    assert row["counted"] == len(row["checks"]) == 52 > mention_order.DENSE_MENTIONS
+    assert row["counted"] == len(row["checks"]) == 64 > mention_order.DENSE_MENTIONS
+    [row] = await graph.read(MENTIONS, {"id": ids[GONE]})
+    assert row["counted"] == len(row["checks"]) == 40 > mention_order.DENSE_MENTIONS
     assert await read_in_order(graph, ids["Dora Densely"])
+    assert await read_in_order(graph, ids[GONE])
     in_order, in_order_rows = await answers_and_index_rows(graph, ids)
     monkeypatch.setattr(mention_order, "DENSE_MENTIONS", 1_000_000)
     assert not await read_in_order(graph, ids["Dora Densely"])
@@ -598,12 +655,30 @@ async def test_a_dense_entity_is_read_in_order_and_answers_what_the_plain_read_a
     for scope in in_order:
         assert in_order[scope] == plain[scope], scope
     # The answers are not empty ones: evidence in w0 is the current version's first passages.
-    [first_three, _, _] = in_order[Scope(("w0",))]["evidence"]
+    [first_three, _, _, _] = in_order[Scope(("w0",))]["evidence"]
     assert [(p.document.id, p.version) for p in first_three] in (
         [(ids["current"], 2)] * 3,
         [(ids["other"], 1)] * 3,
     )
-    assert in_order[Scope(("w2",))]["returnable"] == [None, None, None]
+    assert in_order[Scope(("w2",))]["returnable"] == [None, None, None, None]
+    # The deleted documents: Dora is returned through the others alone, the entity only they
+    # mention in no scope at all, and their passages are nobody's evidence.
+    dropped = {ids["dropped"], ids["gone"]}
+    for scope, answers in in_order.items():
+        assert answers["returnable"][3] is None, scope
+        assert answers["evidence"][3] == [], scope
+        assert answers["search for the deleted one"] == [], scope
+        assert answers["walk from the deleted one"] is None, scope
+        assert all(
+            p.document.id not in dropped for evidence in answers["evidence"] for p in evidence
+        ), scope
+        walked = answers["walk to the dense entity"]
+        if walked is not None:
+            assert ids[GONE] not in {node.id for node in walked.nodes}, scope
+            assert ids[GONE] not in {edge.target_id for edge, _ in walked.edges}, scope
+    assert in_order[Scope(None, (ids["dropped"],))]["returnable"][0] is None
+    assert in_order[Scope(("w0",))]["returnable"][0] is not None
+    assert in_order[Scope(("w0",))]["walk to the dense entity"] is not None
 
 
 async def test_a_mention_from_another_pipeline_sends_a_dense_entity_the_plain_way_alike(
@@ -666,3 +741,39 @@ async def test_jobs_recover_leaves_each_counter_equal_to_its_ordered_mentions(
     [row] = await graph.read(MENTIONS, {"id": dora})
     assert row["counted"] == len(row["checks"]) == 50
     assert await read_in_order(graph, dora)
+
+
+COUNTER: LiteralString = (
+    "MATCH (e:Entity {id: $id})"
+    " RETURN e.orderedMentions AS counted, COUNT { (e)-[:MENTIONED_IN]->() } AS degree"
+)
+
+
+async def test_purge_keeps_a_hub_read_in_order_with_the_same_answers(
+    graph: Graph, builder: GraphBuilder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`evidencegraph purge` removes 24 of the dense entity's 64 mentions (its superseded
+    version's, and a deleted document's) and all 40 of the entity only a deleted document
+    mentions, counting each down as it goes: the dense entity's counter still equals its
+    degree, so it is still read in order, and every read answers as before the purge, and as
+    the plain read does."""
+    ids = await write_dense_entity(builder, deleted=True)
+    await apply_schema(graph, 8, labels=["Person"])
+    dora = ids["Dora Densely"]
+    before, before_rows = await answers_and_index_rows(graph, ids)
+    assert before_rows > 0
+    report = await purge(graph, timedelta(seconds=0))
+    assert report.superseded_passages == 12 + 12 + 40
+    assert report.entities_skipped_for_jobs == 1  # the RUNNING job: Gus stays, unmentioned
+    [row] = await graph.read(MENTIONS, {"id": dora})
+    assert row["counted"] == len(row["checks"]) == 40 > mention_order.DENSE_MENTIONS
+    assert row["checks"] == [[True] * 5] * 40
+    [row] = await graph.read(COUNTER, {"id": ids[GONE]})
+    assert (row["counted"], row["degree"]) == (0, 0)
+    assert await read_in_order(graph, dora)
+    after, after_rows = await answers_and_index_rows(graph, ids)
+    assert after_rows > 0
+    assert after == before
+    monkeypatch.setattr(mention_order, "DENSE_MENTIONS", 1_000_000)
+    plain, plain_rows = await answers_and_index_rows(graph, ids)
+    assert plain_rows == 0 and plain == before

@@ -8,8 +8,9 @@ Written from the contract's words, independently of the service's Cypher, to jud
     published (passage) chunk.version <= document.currentVersion AND its job, if it names one,
                         is COMMITTED (§2: what a job writes is hidden until it commits, and a
                         version the document has not reached is not yet committed)
-    returnable (entity) an in-scope published passage mentions it; SUPPORTED when a visible
-                        one does
+    retired  (document) its current version is listed in its `retiredVersions` (deleted)
+    returnable (entity) an in-scope published passage of a document that is not retired
+                        mentions it; SUPPORTED when a visible one does
 """
 
 from __future__ import annotations
@@ -74,6 +75,7 @@ class Oracle:
         return (
             document is not None
             and document.current_version >= 1
+            and not document.retired
             and self.document_in_scope(document_id)
         )
 
@@ -85,7 +87,9 @@ class Oracle:
     def returnable(self, entity_id: str) -> bool:
         entity = self.world.entities.get(entity_id)
         return entity is not None and any(
-            self.document_in_scope(chunk.document_id) and self.published(chunk)
+            self.document_in_scope(chunk.document_id)
+            and not self.world.documents[chunk.document_id].retired
+            and self.published(chunk)
             for chunk in (self.world.chunks[c] for c in entity.mentions)
         )
 

@@ -4,6 +4,8 @@ as plain Python, a hypothesis strategy that draws it, and the one statement that
 A world holds 1–3 documents in workspaces w0–w2, each with 1–3 versions whose chunks were
 written by a COMMITTED, RUNNING or FAILED job, by no job (`jobId` absent) or by a job that does
 not exist; `currentVersion` is any of 0..versions, so it may point at an uncommitted version.
+Some documents are retired (`evidencegraph delete`: a last version with no chunks, current and
+listed in `retiredVersions`), some list a retirement that is not current (one under way).
 Entities mention any chunks (of any document, version or workspace, or none); relations carry
 `passageIds` absent, empty (a PATH), or any chunks, plus an id that exists nowhere.
 """
@@ -45,6 +47,11 @@ class Document:
     id: str
     workspace: str
     current_version: int
+    retired_versions: tuple[int, ...] = ()
+
+    @property
+    def retired(self) -> bool:
+        return self.current_version in self.retired_versions
 
 
 @dataclass(frozen=True)
@@ -98,7 +105,13 @@ def worlds(draw: st.DrawFn) -> World:
         current = draw(
             st.sampled_from([latest] * 4 + [st.integers(0, versions)]).flatmap(lambda x: x)
         )
-        world.documents[document_id] = Document(document_id, workspace, current)
+        # A retirement is version versions + 1, with no chunks: current (the document was
+        # deleted) or not (the deletion is under way).
+        retirement = draw(st.sampled_from(("none", "none", "none", "retired", "under way")))
+        retired_versions = () if retirement == "none" else (versions + 1,)
+        if retirement == "retired":
+            current = versions + 1
+        world.documents[document_id] = Document(document_id, workspace, current, retired_versions)
         for version, kind in enumerate(kinds, start=1):
             job_id = None if kind == "NO_JOB" else new_id()
             if job_id is not None and kind != "MISSING_JOB":
@@ -163,7 +176,7 @@ WIPE_WORLD: LiteralString = "MATCH (n) WHERE NOT n:Ballast DETACH DELETE n"
 WRITE_WORLD: LiteralString = """
 UNWIND $documents AS doc
 CREATE (:Document {id: doc.id, workspace: doc.workspace, title: doc.id,
-                   currentVersion: doc.currentVersion})
+                   currentVersion: doc.currentVersion, retiredVersions: doc.retiredVersions})
 WITH count(*) AS documents
 UNWIND $jobs AS job
 CREATE (:Job {id: job.id, status: job.status, startedAt: datetime()})
@@ -195,7 +208,12 @@ def write_parameters(world: World) -> dict[str, Any]:
     """WRITE_WORLD's parameters; a null `passageIds` or `jobId` leaves the property absent."""
     return {
         "documents": [
-            {"id": d.id, "workspace": d.workspace, "currentVersion": d.current_version}
+            {
+                "id": d.id,
+                "workspace": d.workspace,
+                "currentVersion": d.current_version,
+                "retiredVersions": list(d.retired_versions) or None,
+            }
             for d in world.documents.values()
         ],
         "jobs": [{"id": job_id, "status": status} for job_id, status in world.jobs.items()],
