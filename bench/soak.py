@@ -14,12 +14,18 @@ folder, a free port), a generated data set loaded with `evidencegraph load`, and
   exists;
 - at one third and two thirds of the run, Neo4j is stopped for `--outage` seconds and
   started again.
-A sample of the answers is checked against the answers read before anything started (the
-workspace they read is one no load touches, so they must not change). The report (JSON and
-the printed summary) gives requests served, errors by code (and which fell outside the
-outages), answers checked, the service's RSS and its open connections to Neo4j at start and
-end, the time back to ready after each start, and a plot of latency over time with the
-outages marked (`latency.png`). docs/operations.md shows a run.
+Searches run in LEXICAL and HYBRID mode. A sample of the answers is checked against the
+answers read before anything started: the workspace they read is one no load touches, and the
+loader's documents use words and numbers of their own, so no lexical search, walk or look-up
+of it may change. HYBRID answers are sent but not checked: a semantic read takes a fixed number
+of candidates across every workspace before it keeps the caller's (contract §3), so entities
+loaded elsewhere may change which of the scope's it finds. The report (JSON and the printed
+summary) gives requests served, errors by code (and which fell outside the outages: a request
+under way at any moment from a stop command to ready again is inside), answers checked by
+kind, the service's RSS and its open connections to Neo4j at start and end, the time back to
+ready after each start, and a plot of latency over time with the outages marked
+(`latency.png`); `samples.csv` holds every request, `mismatches.json` the first checked
+answers that differed. docs/operations.md shows a run.
 
 Not part of the test suite: it takes minutes and its figures depend on the machine.
 """
@@ -70,6 +76,10 @@ WORDS = [
     "quartz",
     "willow",
 ]
+# The loader's documents use words and numbers of their own: a lexical search of the reference
+# words can then find nothing they add, so its answer must not change while they load.
+LOAD_WORDS = [f"load{word}" for word in WORDS]
+LOAD_NUMBERS_FROM = 100_000
 DIMENSION = 16
 
 
@@ -78,12 +88,17 @@ def new_id() -> str:
 
 
 def document_line(
-    workspace: str, document_id: str, number: int, version: int, entity_ids: list[str]
+    workspace: str,
+    document_id: str,
+    number: int,
+    version: int,
+    entity_ids: list[str],
+    words: list[str] = WORDS,
 ) -> dict[str, Any]:
-    """One bundle line: 4 passages, 6 entities (named from WORDS), relations in a ring."""
+    """One bundle line: 4 passages, 6 entities (named from `words`), relations in a ring."""
     rng = random.Random(number * 1000 + version)
     passages = [
-        {"id": new_id(), "position": i, "text": " ".join(rng.choices(WORDS, k=30))}
+        {"id": new_id(), "position": i, "text": " ".join(rng.choices(words, k=30))}
         for i in range(4)
     ]
     entities = [
@@ -92,8 +107,8 @@ def document_line(
             "labels": ["Thing"],
             "name": " ".join(
                 (
-                    WORDS[(number + i) % len(WORDS)],
-                    WORDS[(number * 7 + i) % len(WORDS)],
+                    words[(number + i) % len(words)],
+                    words[(number * 7 + i) % len(words)],
                     str(number),
                 )
             ),
@@ -140,8 +155,9 @@ class Report:
     errors_outside_outages: dict[str, int] = field(default_factory=dict)
     checked: int = 0
     matched: int = 0
+    checked_by_kind: dict[str, list[int]] = field(default_factory=dict)  # [checked, matched]
     loads_by_exit_code: dict[str, int] = field(default_factory=dict)
-    deletes: int | None = None  # None: no `evidencegraph delete` to call
+    deletes_by_exit_code: dict[str, int] | None = None  # None: no `evidencegraph delete`
     outages: list[dict[str, float]] = field(default_factory=list)
     rss_kib: dict[str, int] = field(default_factory=dict)
     neo4j_connections: dict[str, int] = field(default_factory=dict)
@@ -172,6 +188,7 @@ class Soak:
             "REQUEST_TIMEOUT_SECONDS": "120",
         }
         self.samples: list[Sample] = []
+        self.mismatches: list[dict[str, Any]] = []  # the first checked answers that differed
         self.report = Report(clients=args.clients)
         self.entities: list[str] = []
         self.passages: list[str] = []
@@ -236,22 +253,25 @@ class Soak:
     # The traffic ----------------------------------------------------------------------------
 
     def operation(self, rng: random.Random) -> tuple[str, str, dict[str, Any]]:
+        """One request: its kind (a search's kind names its mode), text and variables."""
         scope = {"workspaces": [REFERENCE_WORKSPACE]}
         choice = rng.random()
+        mode = rng.choice(("LEXICAL", "HYBRID"))
         if choice < 0.35:
             number = rng.randrange(self.args.documents)
             return (
-                "searchEntities",
-                "query($q: String!, $s: ScopeInput) { searchEntities(query: $q, scope: $s,"
-                " limit: 5) { entity { id name } status evidence { id document { title } } } }",
-                {"q": f"{WORDS[number % len(WORDS)]} {number}", "s": scope},
+                f"searchEntities {mode}",
+                "query($q: String!, $s: ScopeInput, $m: SearchMode!) { searchEntities(query: $q,"
+                " scope: $s, mode: $m, limit: 5) { entity { id name } status"
+                " evidence { id document { title } } } }",
+                {"q": f"{WORDS[number % len(WORDS)]} {number}", "s": scope, "m": mode},
             )
         if choice < 0.5:
             return (
-                "searchPassages",
-                "query($q: String!, $s: ScopeInput) { searchPassages(query: $q, scope: $s,"
-                " limit: 5) { passage { id position } } }",
-                {"q": " ".join(rng.sample(WORDS, 2)), "s": scope},
+                f"searchPassages {mode}",
+                "query($q: String!, $s: ScopeInput, $m: SearchMode!) { searchPassages(query: $q,"
+                " scope: $s, mode: $m, limit: 5) { passage { id position } } }",
+                {"q": " ".join(rng.sample(WORDS, 2)), "s": scope, "m": mode},
             )
         if choice < 0.8:
             return (
@@ -300,8 +320,26 @@ class Soak:
                 if code is None and checker.random() < self.args.check_share:
                     if key not in self.reference:
                         continue  # only answers read before the run are a reference
+                    if kind.endswith("HYBRID"):
+                        # contract §3: a semantic read takes a fixed number of candidates
+                        # from every workspace, then keeps the caller's, so entities the
+                        # loader adds elsewhere may change which of the scope's it finds.
+                        continue
+                    matched = data == self.reference[key]
                     self.report.checked += 1
-                    self.report.matched += data == self.reference[key]
+                    self.report.matched += matched
+                    tally = self.report.checked_by_kind.setdefault(kind, [0, 0])
+                    tally[0] += 1
+                    tally[1] += matched
+                    if not matched and len(self.mismatches) < 20:
+                        self.mismatches.append(
+                            {
+                                "request": variables,
+                                "kind": kind,
+                                "reference": self.reference[key],
+                                "answer": data,
+                            }
+                        )
 
     async def read_reference(self) -> None:
         """The answers before anything else runs: what every checked sample must equal."""
@@ -319,7 +357,7 @@ class Soak:
     async def loader(self) -> None:
         """New versions of documents of another workspace, and deletes if the command exists."""
         can_delete = self.cli("delete", "--help") == 0
-        self.report.deletes = 0 if can_delete else None
+        deletes: Counter[str] = Counter()
         documents = [new_id() for _ in range(4)]
         versions: Counter[str] = Counter()
         loads: Counter[str] = Counter()
@@ -330,9 +368,10 @@ class Soak:
             line = document_line(
                 LOADED_WORKSPACE,
                 document,
-                round_number,
+                LOAD_NUMBERS_FROM + round_number,
                 versions[document],
                 [new_id() for _ in range(6)],
+                LOAD_WORDS,
             )
             bundle = self.root / f"load-{round_number}.jsonl"
             bundle.write_text(json.dumps(line) + "\n")
@@ -342,11 +381,12 @@ class Soak:
             loads[str(code)] += 1
             if can_delete and round_number % 3 == 2:
                 retire = ("delete", "--document", documents[0])
-                await asyncio.to_thread(self.cli, *retire, timeout=self.args.command_timeout)
-                self.report.deletes = (self.report.deletes or 0) + 1
+                code = await asyncio.to_thread(self.cli, *retire, timeout=self.args.command_timeout)
+                deletes[str(code)] += 1
             round_number += 1
             await asyncio.sleep(self.args.load_every)
         self.report.loads_by_exit_code = dict(loads)
+        self.report.deletes_by_exit_code = dict(deletes) if can_delete else None
 
     async def outages(self) -> None:
         for fraction in (1 / 3, 2 / 3):
@@ -424,14 +464,19 @@ class Soak:
         self.summarise()
         return self.report
 
-    def in_outage(self, at: float) -> bool:
-        return any(o["stop_at_s"] <= at <= o["ready_at_s"] for o in self.report.outages)
+    def in_outage(self, sample: Sample) -> bool:
+        """The request was under way at some point between a stop command and the service
+        being ready again (one sent just before the stop fails when the database goes)."""
+        ended = sample.at + sample.ms / 1000
+        return any(
+            sample.at <= o["ready_at_s"] and ended >= o["stop_at_s"] for o in self.report.outages
+        )
 
     def summarise(self) -> None:
         self.report.requests = len(self.samples)
         codes = Counter(s.code for s in self.samples if s.code)
         self.report.errors_by_code = dict(codes)
-        outside = Counter(s.code for s in self.samples if s.code and not self.in_outage(s.at))
+        outside = Counter(s.code for s in self.samples if s.code and not self.in_outage(s))
         self.report.errors_outside_outages = dict(outside)
         latencies = sorted(s.ms for s in self.samples if s.code is None)
         if latencies:
@@ -501,6 +546,11 @@ def main() -> int:
                 if (soak.root / kept).exists():
                     (args.out / kept).write_bytes((soak.root / kept).read_bytes())
     (args.out / "report.json").write_text(json.dumps(asdict(report), indent=2) + "\n")
+    (args.out / "mismatches.json").write_text(json.dumps(soak.mismatches, indent=1) + "\n")
+    with (args.out / "samples.csv").open("w") as samples:  # every request: when, what, how long
+        samples.write("at_s,kind,ms,code\n")
+        for sample in soak.samples:
+            samples.write(f"{sample.at:.3f},{sample.kind},{sample.ms:.1f},{sample.code or ''}\n")
     print(json.dumps(asdict(report), indent=2))
     return 0
 
