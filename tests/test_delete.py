@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
-import subprocess
-import sys
 import textwrap
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -26,6 +23,7 @@ from retrieval.lexical_rule import lexical_request
 from tests.conftest import TEST_DIMENSION, Client, serving, wipe
 from tests.support.answers import answers
 from tests.support.graph_builder import GraphBuilder, Version, new_id, unit_vector
+from tests.support.killed_writer import job_id_of_killed_writer
 from tests.support.load_helpers import Cli
 
 
@@ -251,16 +249,7 @@ async def test_a_delete_killed_before_its_commit_leaves_the_document_visible_and
 ) -> None:
     world = await build_world(graph, builder, client)
     before = await world_answers(client, world, None)
-    process = subprocess.Popen(  # noqa: ASYNC220  # it only starts; the test waits on its output
-        [sys.executable, "-c", KILLED_DELETER, neo4j_uri, world.a.document_id],
-        stdout=subprocess.PIPE,
-        text=True,
-        cwd=os.getcwd(),
-    )
-    assert process.stdout is not None
-    job_id = process.stdout.readline().strip()
-    os.kill(process.pid, signal.SIGKILL)
-    process.wait()
+    job_id = job_id_of_killed_writer(KILLED_DELETER, neo4j_uri, world.a.document_id)
 
     assert await world_answers(client, world, None) == before
     assert await jobs.recover_stale_jobs(graph, timedelta(hours=1)) == []

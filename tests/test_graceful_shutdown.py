@@ -16,7 +16,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -30,9 +29,9 @@ from graph.driver import Graph
 from tests.conftest import TEST_DIMENSION
 from tests.support.graph_builder import GraphBuilder
 from tests.support.operations_app import SEARCH, three_people
-from tests.support.serving import LOOPBACK, free_port
+from tests.support.serving import LOOPBACK, PROCESS_WAIT, free_port, log_messages, wait_for
 
-WAIT = 120.0  # the most any one step may take on a busy shared machine
+WAIT = PROCESS_WAIT
 
 
 class HeldEmbedder:
@@ -75,24 +74,6 @@ def held_embedder() -> Iterator[HeldEmbedder]:
     endpoint = HeldEmbedder()
     yield endpoint
     endpoint.close()
-
-
-def wait_for(condition: Any, what: str, log: Path) -> None:
-    deadline = time.monotonic() + WAIT
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"no {what} within {WAIT:g} s:\n{log.read_text()[-4000:]}")
-        time.sleep(0.05)  # polling an event's sign, not assuming a duration
-
-
-def log_messages(log: Path) -> list[str]:
-    messages = []
-    for line in log.read_text().splitlines():
-        try:
-            messages.append(json.loads(line)["message"])
-        except (ValueError, KeyError):
-            continue
-    return messages
 
 
 def listening(url: str) -> bool:

@@ -13,13 +13,11 @@ for an event (a log line, a port answering), never for a fixed time.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,28 +30,10 @@ from graph.driver import Graph
 from tests.conftest import TEST_DIMENSION
 from tests.support.graph_builder import GraphBuilder
 from tests.support.operations_app import SEARCH, three_people
-from tests.support.serving import LOOPBACK, free_port
+from tests.support.serving import LOOPBACK, PROCESS_WAIT, free_port, log_messages, wait_for
 
-WAIT = 120.0  # the most any one step may take on a busy shared machine
+WAIT = PROCESS_WAIT
 WORKERS = 2
-
-
-def wait_for(condition: Callable[[], bool], what: str, log: Path) -> None:
-    deadline = time.monotonic() + WAIT
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"no {what} within {WAIT:g} s:\n{log.read_text()[-4000:]}")
-        time.sleep(0.05)  # polling an event's sign, not assuming a duration
-
-
-def log_messages(log: Path) -> list[str]:
-    messages = []
-    for line in log.read_text().splitlines():
-        try:
-            messages.append(json.loads(line)["message"])
-        except (ValueError, KeyError):
-            continue
-    return messages
 
 
 def worker_pids(parent: int) -> list[int]:

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import signal
-import subprocess
-import sys
 import textwrap
 from datetime import timedelta
 from typing import Any
@@ -18,6 +15,7 @@ from graph.graph_schema import apply_constraints
 from tests.conftest import wipe
 from tests.support.graph_builder import GraphBuilder, new_id
 from tests.support.job_stress import read_lookups, run_stress
+from tests.support.killed_writer import job_id_of_killed_writer
 
 SCOPE = Scope(("acme",))
 
@@ -116,16 +114,7 @@ async def test_a_job_killed_mid_write_leaves_the_previous_version_visible_and_re
 ) -> None:
     first = await builder.version("acme", ["the committed version"], mentions={"Ada": [0]})
     orphan = new_id()
-    process = subprocess.Popen(  # noqa: ASYNC220  # it only starts; the test waits on its output
-        [sys.executable, "-c", KILLED_WRITER, neo4j_uri, first.document_id, orphan],
-        stdout=subprocess.PIPE,
-        text=True,
-        cwd=os.getcwd(),
-    )
-    assert process.stdout is not None
-    job_id = process.stdout.readline().strip()
-    os.kill(process.pid, signal.SIGKILL)
-    process.wait()
+    job_id = job_id_of_killed_writer(KILLED_WRITER, neo4j_uri, first.document_id, orphan)
 
     assert await visible(graph, [*first.passage_ids, orphan]) == set(first.passage_ids)
     status = await graph.read("MATCH (j:Job {id: $id}) RETURN j.status AS status", {"id": job_id})

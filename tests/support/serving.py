@@ -8,12 +8,13 @@ A server that exits or does not answer in time fails the test with its log.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,28 @@ from tests.conftest import TEST_DIMENSION
 from tests.support.node_tools import NODE_DIR, REPOSITORY, WEB_DIR, node, npm_packages
 
 LOOPBACK = "127.0.0.1"
+PROCESS_WAIT = 120.0  # the most any one step of a served process may take on a busy machine
+
+
+def wait_for(condition: Callable[[], bool], what: str, log: Path) -> None:
+    """Polls `condition` (an event's sign, not an assumed duration) until it holds; fails the
+    test with the process's `log` after PROCESS_WAIT."""
+    deadline = time.monotonic() + PROCESS_WAIT
+    while not condition():
+        if time.monotonic() > deadline:
+            pytest.fail(f"no {what} within {PROCESS_WAIT:g} s:\n{log.read_text()[-4000:]}")
+        time.sleep(0.05)
+
+
+def log_messages(log: Path) -> list[str]:
+    """The `message` of every JSON line of a served process's log (LOG_FORMAT=json)."""
+    messages = []
+    for line in log.read_text().splitlines():
+        try:
+            messages.append(json.loads(line)["message"])
+        except (ValueError, KeyError):
+            continue
+    return messages
 
 
 def free_port() -> int:
