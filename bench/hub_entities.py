@@ -17,6 +17,10 @@ it), written the way another pipeline writes contract §2's model, then made rea
   member n`, one passage each; 100 relations each), and `Quillon Knotwell` with 1,000
   relations to the same: both fill a walk's bounds. The members keep the graph's ordinary
   entities ordinary: a walk from one of them never meets a hub;
+- `Quillon Pagewell`, not a hub: 60 relations to the members, just enough to fill a walk's
+  `maxNodes` (50), so a walk from it returns a page of edges as large as a relation hub's.
+  The walk cases compare a relation hub with it (what the degree costs) as well as with the
+  ordinary entities, about 3 edges each (what the degree and the answer's size cost);
 - ordinary entities: the graph's own, SUPPORTED in acme, with 3 to 8 mentions.
 
 Each case is one GraphQL operation run in process (the app's schema, as bench/search_paths.py
@@ -53,12 +57,16 @@ HUB_MENTIONS = 100_000
 HUB_RELATIONS = 100_000
 BOUND_RELATIONS = 1_000
 PASSAGES_PER_DOCUMENT = 10
-FORMAT = 2
+FORMAT = 3
 MEMBERS = 1_000
 HUB = "Quillon Hubworth"
 FAR_HUB = "Quillon Farworth"
 RELATION_HUB = "Quillon Knotley"
 BOUND_HUB = "Quillon Knotwell"
+# Not a hub: just enough relations to fill a walk's bounds (maxNodes 50), so a walk from it
+# returns the same page of edges with evidence as one from a relation hub.
+PAGE_ENTITY = "Quillon Pagewell"
+PAGE_RELATIONS = 60
 OTHER_WORKSPACE = "hubland"
 
 SEARCH = """
@@ -214,6 +222,7 @@ async def build_hubs(graph: Any) -> float | None:
             (RELATION_HUB, 1, HUB_RELATIONS, member_ids),
             (BOUND_HUB, 1, BOUND_RELATIONS, member_ids),
             (HUB, 0, 3, ordinary_ids),
+            (PAGE_ENTITY, 1, PAGE_RELATIONS, member_ids),
         ]
     ):
         entity_id = f"00000000-0000-4000-8000-00000000001{number}"
@@ -346,6 +355,19 @@ def cases(ids: Mapping[str, str], ordinary: Sequence[tuple[str, str]]) -> list[C
                 [{"id": i, "depth": depth, "scope": acme} for i, _ in ordinary],
             )
         )
+        # The same answer size: a relation hub against an entity whose 60 relations fill
+        # the walk's bounds too (the ordinary entities above have about 3 edges).
+        for kind, name in (("relation hub (100,000)", RELATION_HUB), ("ordinary", PAGE_ENTITY)):
+            found.append(
+                Case(
+                    f"walk depth {depth}, a full page: "
+                    + (kind if name == RELATION_HUB else f"{PAGE_RELATIONS} relations"),
+                    f"walk depth {depth}, a full page",
+                    kind,
+                    WALK,
+                    [{"id": ids[name], "depth": depth, "scope": acme}],
+                )
+            )
     return found
 
 
@@ -544,7 +566,7 @@ async def measure(
         order_seconds = await build_hubs(graph)
         ids = {
             name: (await graph.read(HUB_ID, {"name": name}))[0]["id"]
-            for name in (HUB, FAR_HUB, RELATION_HUB, BOUND_HUB)
+            for name in (HUB, FAR_HUB, RELATION_HUB, BOUND_HUB, PAGE_ENTITY)
         }
         ordinary = [(row["id"], row["name"]) for row in await graph.read(ORDINARY, {"count": 20})]
     checkouts = [("after", THIS_CHECKOUT)] + ([("before", before)] if before else [])
@@ -582,6 +604,32 @@ async def measure(
         else {}
     )
     return HubReport(list(rows.values()), same, load_before, os.getloadavg(), order_seconds)
+
+
+async def figures(bolt_uri: str, requests: int = 20) -> dict[str, Any]:
+    """What `make bench` reports (bench/load.py, docs/benchmarks.md "Hub entities"): this
+    checkout's side only, on the graph at `bolt_uri` (bench/load.py's scale S)."""
+    report = await measure(bolt_uri, None, requests)
+    return {
+        "requests": requests,
+        "load_before": list(report.load_before),
+        "load_after": list(report.load_after),
+        "order_seconds": report.order_seconds,
+        "rows": [
+            {
+                "case": row.case,
+                "kind": row.kind,
+                "p50_ms": row.p50,
+                "p95_ms": row.p95,
+                "cpu_ms": percentile(row.cpu_ms, 0.5),
+                "statements": row.statements,
+                "db_hits": row.db_hits,
+                "p50_ratio": report.ratio(row),
+                "db_hits_ratio": report.ratio(row, "db_hits"),
+            }
+            for row in report.rows
+        ],
+    }
 
 
 def table(report: HubReport) -> str:

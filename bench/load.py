@@ -1,6 +1,6 @@
 """The load benchmark: the service against the floor and against the peer, at two scales.
 
-    .venv/bin/python -m bench [--quick] [--scales S,L] [--seconds 15] [--soak 300]
+    .venv/bin/python -m bench [--quick] [--scales S,L] [--seconds 15] [--soak 300] [--hubs 20]
     make bench                      # installs wrk, the peer and matplotlib first
 
 For each scale (bench/build_graph.py's S and L, each in a private Neo4j under --work, built
@@ -19,7 +19,9 @@ once and kept), in one run:
    `--soak` seconds, its RSS sampled every few seconds.
 
 Then `bench/report.py` writes docs/benchmarks.md and its plots from the JSON this leaves in
---out. Hub entities (bench/hub_entities.py) are measured when that module is there.
+--out. Hub entities (bench/hub_entities.py: 100,000 mentions, 100,000 relations, against
+ordinary entities) are measured on the first scale's graph, after its throughput levels (the
+hubs are added to that graph once, and stay).
 
 The service and both peers are asked the same queries (bench/vocabulary.py, distinct), in the
 same order. What each is asked:
@@ -42,7 +44,6 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as `evidencegraph` sets it
 import argparse
 import asyncio
 import contextlib
-import importlib
 import json
 import platform
 import re
@@ -60,7 +61,7 @@ from typing import Any
 import httpx
 import neo4j
 
-from bench import build_graph, handwritten_search
+from bench import build_graph, handwritten_search, hub_entities
 from bench.handwritten_search import HandwrittenSearch, read_indexes
 from bench.search_paths import service_environment
 from bench.vocabulary import search_queries
@@ -532,24 +533,15 @@ async def run_scale(arguments: argparse.Namespace, scale: str, first: bool) -> d
                     )
                     levels.append(level)
             result["throughput"] = levels
+            if first and arguments.hubs > 0:
+                progress(f"scale {scale}: hub entities against ordinary ones")
+                result["hubs"] = await hub_entities.figures(bolt_uri, arguments.hubs)
             if first and arguments.soak > 0:
                 progress(f"scale {scale}: RSS over {arguments.soak:g} s at 8 clients")
                 result["soak"] = soak(one, bodies["service"], 8, arguments.soak, every=5.0)
     if arguments.stop:
         stop(home)
     return result
-
-
-def hub_figures() -> Any:
-    """bench/hub_entities.py's figures, when that module is there (written separately)."""
-    try:
-        hub_entities = importlib.import_module("bench.hub_entities")
-    except ModuleNotFoundError:
-        return None
-    measure = getattr(hub_entities, "figures", None)
-    if measure is None:
-        return None
-    return measure()
 
 
 def versions() -> dict[str, str]:
@@ -603,6 +595,7 @@ async def run_all(arguments: argparse.Namespace) -> dict[str, Any]:
             "seconds": arguments.seconds,
             "floor_queries": arguments.floor_queries,
             "soak": arguments.soak,
+            "hubs": arguments.hubs,
             "queries": arguments.queries,
             "clients": list(CLIENTS),
         },
@@ -610,7 +603,7 @@ async def run_all(arguments: argparse.Namespace) -> dict[str, Any]:
     }
     for n, scale in enumerate(arguments.scales):
         results["scales"].append(await run_scale(arguments, scale, first=n == 0))
-    results["hubs"] = hub_figures()
+    results["hubs"] = next((s.pop("hubs") for s in results["scales"] if "hubs" in s), None)
     results["load_average_end"] = list(os.getloadavg())
     results["minutes"] = (time.monotonic() - started) / 60
     return results
@@ -627,6 +620,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="each throughput level (BENCH_SECONDS, 15)",
     )
     parser.add_argument("--soak", type=float, default=300.0, help="RSS run, seconds (300)")
+    parser.add_argument(
+        "--hubs", type=int, default=20, help="requests per hub case, first scale (20; 0: none)"
+    )
     parser.add_argument("--floor-queries", type=int, default=200, help="per path (200)")
     parser.add_argument("--queries", type=int, default=2000, help="distinct queries (2000)")
     parser.add_argument(
@@ -641,6 +637,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     arguments.scales = [s.strip() for s in arguments.scales.split(",") if s.strip()]
     if arguments.quick:
         arguments.scales, arguments.seconds, arguments.soak = ["S"], 5.0, 0.0
+        arguments.hubs = min(arguments.hubs, 5)
         arguments.floor_queries = min(arguments.floor_queries, 60)
     for tool in ("wrk", "node"):
         if shutil.which(tool) is None:

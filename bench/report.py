@@ -81,6 +81,25 @@ def plots(results: dict[str, Any], out: Path) -> dict[str, str]:
     figure.savefig(out / names["latency"], dpi=110)
     plt.close(figure)
 
+    hubs = results.get("hubs")
+    if hubs and hubs.get("rows"):
+        rows = [row for row in hubs["rows"] if row["kind"] != "ordinary"]
+        figure, axis = plt.subplots(figsize=(8, 0.4 * len(rows) + 1.5))
+        ys = range(len(rows))
+        axis.barh([y - 0.2 for y in ys], [r["p50_ratio"] for r in rows], 0.4, label="p50")
+        axis.barh([y + 0.2 for y in ys], [r["db_hits_ratio"] for r in rows], 0.4, label="db hits")
+        axis.axvline(2.0, color="black", linestyle="--", linewidth=1, label="target 2×")
+        axis.set_yticks(list(ys), [r["case"] for r in rows], fontsize=7)
+        axis.set_xscale("log")
+        axis.set_xlabel("hub / ordinary entity (log scale)")
+        axis.set_title("hub entities against ordinary ones")
+        axis.legend(fontsize=8)
+        axis.grid(axis="x", alpha=0.3)
+        figure.tight_layout()
+        names["hubs"] = "hubs.png"
+        figure.savefig(out / names["hubs"], dpi=110)
+        plt.close(figure)
+
     soak = next((s["soak"] for s in scales if s.get("soak")), None)
     if soak:
         figure, axis = plt.subplots(figsize=(7, 3.5))
@@ -95,6 +114,34 @@ def plots(results: dict[str, Any], out: Path) -> dict[str, str]:
         figure.savefig(out / names["rss"], dpi=110)
         plt.close(figure)
     return names
+
+
+def hub_section(hubs: dict[str, Any] | None, relative: str, names: dict[str, str]) -> list[str]:
+    """bench/hub_entities.py's rows (this checkout only), as docs/performance.md explains them."""
+    if not hubs or not hubs.get("rows"):
+        return ["Not measured in this run (`--hubs 0`)."]
+    before, after = hubs["load_before"], hubs["load_after"]
+    lines = [
+        f"![hub against ordinary]({relative}/{names['hubs']})",
+        "",
+        "bench/hub_entities.py on the first scale's graph: an entity mentioned in 100,000"
+        " passages (`hub`), one mentioned 100,000 times in a workspace the scoped cases leave out,"
+        " one with 100,000 relations and one with 1,000 (`relation hub`), against 20 ordinary"
+        f" entities of the graph; {hubs['requests']} requests a case, the cases taking turns;"
+        " database hits: PROFILE of every statement of one request. Load average"
+        f" {before[0]:.2f} before, {after[0]:.2f} after. Target: a hub ≤ 2× an ordinary entity.",
+        "",
+        "| case | p50 ms | p95 ms | CPU ms (p50) | statements | db hits | p50 / ordinary"
+        " | db hits / ordinary |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for row in hubs["rows"]:
+        lines.append(
+            f"| {row['case']} | {fmt(row['p50_ms'])} | {fmt(row['p95_ms'])} | {fmt(row['cpu_ms'])}"
+            f" | {row['statements']} | {row['db_hits']:,} | {row['p50_ratio']:.2f}×"
+            f" | {row['db_hits_ratio']:.2f}× |"
+        )
+    return [*lines, ""]
 
 
 def fmt(value: float, digits: int = 1) -> str:
@@ -225,21 +272,7 @@ def write(results: dict[str, Any], out: Path, doc: Path = DOC) -> None:
             "",
         ]
     lines += ["## Hub entities against ordinary ones", ""]
-    if results.get("hubs"):
-        hubs = results["hubs"]
-        rows = hubs if isinstance(hubs, list) else hubs.get("rows", [])
-        if rows:
-            keys = list(rows[0])
-            lines += ["| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
-            lines += ["| " + " | ".join(str(r.get(k, "")) for k in keys) + " |" for r in rows]
-        else:
-            lines.append("```\n" + json.dumps(hubs, indent=1) + "\n```")
-    else:
-        lines.append(
-            "Not measured in this run: `bench/hub_entities.py` (hub-safe reads, issue 14 part 2)"
-            " was not in this tree. bench/load.py calls its `figures()` when it is and lists the"
-            " rows it returns here."
-        )
+    lines += hub_section(results.get("hubs"), str(relative), names)
     findings = REPOSITORY / "bench" / "findings.md"
     if findings.is_file():  # what a person read in the figures, kept beside the generator
         lines += ["", findings.read_text().rstrip()]

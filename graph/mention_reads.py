@@ -58,14 +58,15 @@ def any_mention(
     )
     then = _document_of(chunk, document, where)
     by_documents = (
-        f"EXISTS {{ MATCH ()-[{mention}:MENTIONED_IN]->({chunk})"
+        f"EXISTS {{ MATCH ()-[{mention}:MENTIONED_IN]->({chunk}){_seek_by_entity(mention)}"
         f" WHERE {mention}.orderEntityId = {entity}.id"
         f" AND {mention}.orderDocumentId IN $scopeDocumentIds"
         f" AND {mention}.orderPosition IS NOT NULL AND {mention}.orderPassageId IS NOT NULL"
         f"{then} }}"
     )
     by_workspaces = (
-        f"EXISTS {{ MATCH ()-[{mention}:MENTIONED_IN]->({chunk}) WHERE {in_workspaces}"
+        f"EXISTS {{ MATCH ()-[{mention}:MENTIONED_IN]->({chunk}){_seek_by_workspace(mention)}"
+        f" WHERE {in_workspaces}"
         f" AND {mention}.orderDocumentId IS NOT NULL AND {mention}.orderPosition IS NOT NULL"
         f" AND {mention}.orderPassageId IS NOT NULL{then} }}"
     )
@@ -108,7 +109,10 @@ def mentions_in_order(
     cut = f" LIMIT {limit}" if limit is not None else ""
     order = f"{mention}.orderDocumentId, {mention}.orderPosition, {mention}.orderPassageId"
     tail = _document_of(chunk, document, where)
-    seek = f"MATCH ()-[{mention}:MENTIONED_IN]->({chunk}) WHERE {mention}.orderEntityId"
+    seek = (
+        f"MATCH ()-[{mention}:MENTIONED_IN]->({chunk}){_seek_by_entity(mention)}"
+        f" WHERE {mention}.orderEntityId"
+    )
     rest = f" AND {mention}.orderPosition IS NOT NULL AND {mention}.orderPassageId IS NOT NULL"
     # With every shape in one statement, each reads nothing unless the scope is its own: a
     # null key, an empty UNWIND (a filter on parameters alone may be planned after the read).
@@ -132,7 +136,8 @@ def mentions_in_order(
         "workspaces": (
             f"UNWIND {workspaces} AS {chunk}Workspace"
             f" CALL ({imports}, {chunk}Workspace) {{"
-            f" MATCH ()-[{mention}:MENTIONED_IN]->({chunk}) WHERE {mention}.orderEntityWorkspace"
+            f" MATCH ()-[{mention}:MENTIONED_IN]->({chunk}){_seek_by_workspace(mention)}"
+            f" WHERE {mention}.orderEntityWorkspace"
             f" = {entity_workspace(entity + '.id', chunk + 'Workspace')}"
             f" AND {mention}.orderDocumentId >= ''{rest}{tail}"
             f" WITH {chunk}, {document}, {mention}"
@@ -156,6 +161,22 @@ def mentions_in_order(
     }
     chosen = SHAPES if shape is None else (shape,)
     return f"CALL ({imports}) {{ " + " UNION ALL ".join(branches[s] for s in chosen) + " }"
+
+
+def _seek_by_entity(mention: LiteralString) -> LiteralString:
+    """A hint: read `mention` by seeking `mention_order`. Without it Neo4j may plan, as its
+    statistics move, a scan of the whole index in its order that filters on the entity: the
+    same order, every entity's mentions read (seen in tests/test_hub_reads.py)."""
+    return f" USING INDEX SEEK {mention}:MENTIONED_IN({_ORDER_KEY.format('orderEntityId')})"
+
+
+def _seek_by_workspace(mention: LiteralString) -> LiteralString:
+    """A hint: read `mention` by seeking `mention_workspace_order` (as `_seek_by_entity`)."""
+    return f" USING INDEX SEEK {mention}:MENTIONED_IN({_ORDER_KEY.format('orderEntityWorkspace')})"
+
+
+# The properties of the order indexes (graph/mention_order.py ORDER_INDEXES), after the first.
+_ORDER_KEY = "{}, orderDocumentId, orderPosition, orderPassageId"
 
 
 def _document_of(chunk: LiteralString, document: LiteralString, where: LiteralString) -> str:
