@@ -28,9 +28,10 @@ same order. What each is asked:
 - service: `searchEntities(query, limit: 10)` (hybrid, every label, visibility) selecting
   `entity { id name labels } status score evidence { id text document { title } }`, hash
   embedder, no authentication;
-- fair peer: `search(words, distinctWords, required, vector)` running the floor's statement
-  in a @cypher field; the client sends what the floor computes in Python (the query's words
-  and its hash vector), so the peer does no embedding;
+- fair peer: `search(words, wordPatterns, required, queryWords, exactPattern, vector)` running
+  the floor's statement in a @cypher field; the client sends what the floor computes in Python
+  (the query's words, their regexes and the exact-name regex, its hash vector), so the peer
+  does no embedding;
 - naive peer: `personSearch(phrase, first: 10)` with each person's `mentions(limit: 3)` and
   their document's title: one label, full text only, no visibility.
 """
@@ -80,10 +81,12 @@ SERVICE_OPERATION = (
     " { entity { id name labels } status score evidence { id text document { title } } } }"
 )
 FAIR_OPERATION = (
-    "query Search($words: String!, $distinctWords: [String!]!, $required: Int!,"
-    " $vector: [Float!]!, $workspaces: [String!], $documentIds: [String!]) {"
-    " search(words: $words, distinctWords: $distinctWords, required: $required,"
-    " vector: $vector, workspaces: $workspaces, documentIds: $documentIds)"
+    "query Search($words: String!, $wordPatterns: [String!]!, $required: Int!,"
+    " $queryWords: Int!, $exactPattern: String!, $vector: [Float!]!, $workspaces: [String!],"
+    " $documentIds: [String!]) {"
+    " search(words: $words, wordPatterns: $wordPatterns, required: $required,"
+    " queryWords: $queryWords, exactPattern: $exactPattern, vector: $vector,"
+    " workspaces: $workspaces, documentIds: $documentIds)"
     " { id name labels score supported evidence { id text document { title } } } }"
 )
 NAIVE_OPERATION = (
@@ -230,11 +233,27 @@ def peer(bolt_uri: str, config: dict[str, Any], logs: Path) -> Iterator[Server]:
 
 
 def cypher_literal(value: Any) -> str:
+    """`value` written as Cypher; a string's characters other than printable ASCII as
+    `\\uXXXX`, so that the statement survives inside the peer's GraphQL SDL (which refuses
+    most control characters) and its block string's handling of line breaks."""
     if isinstance(value, list):
         return "[" + ", ".join(cypher_literal(item) for item in value) + "]"
     if isinstance(value, str):
-        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+        return "'" + "".join(_cypher_character(character) for character in value) + "'"
     return str(value)
+
+
+def _cypher_character(character: str) -> str:
+    if character in "\\'":
+        return "\\" + character
+    if " " <= character <= "~":
+        return character
+    return "".join(f"\\u{unit:04x}" for unit in _utf16_units(character))
+
+
+def _utf16_units(character: str) -> list[int]:
+    encoded = character.encode("utf-16-be")
+    return [int.from_bytes(encoded[i : i + 2], "big") for i in range(0, len(encoded), 2)]
 
 
 def fair_statement(parameters: dict[str, Any]) -> str:
@@ -250,10 +269,14 @@ def fair_statement(parameters: dict[str, Any]) -> str:
         "supportLimit",
         "evidenceK",
         "rrfK",
+        "separators",
+        "functionWords",
     )
     statement = handwritten_search.SEARCH
     for name in constants:
-        statement = re.sub(rf"\${name}\b", cypher_literal(parameters[name]), statement)
+        # A replacement string's backslashes are re.sub's escapes: doubled, they stay.
+        literal = cypher_literal(parameters[name]).replace("\\", "\\\\")
+        statement = re.sub(rf"\${name}\b", literal, statement)
     return (
         f"CALL () {{ {statement} }}"
         " RETURN {id: id, name: name, labels: labels, score: score, lexicalRank: lexicalRank,"
@@ -265,8 +288,10 @@ def fair_statement(parameters: dict[str, Any]) -> str:
 def fair_variables(parameters: dict[str, Any]) -> dict[str, Any]:
     return {
         "words": parameters["words"],
-        "distinctWords": parameters["distinctWords"],
+        "wordPatterns": parameters["wordPatterns"],
         "required": parameters["required"],
+        "queryWords": parameters["queryWords"],
+        "exactPattern": parameters["exactPattern"],
         "vector": [round(x, 7) for x in parameters["vector"]],
         "workspaces": None,
         "documentIds": None,

@@ -296,16 +296,23 @@ order):
   every label, visibility and evidence (contract §3).
 - **fair peer**: @neo4j/graphql under Apollo Server 5 (`NODE_ENV=production`, no
   introspection), one Node process, a `@cypher` field `search` running the floor's statement
-  (bench/handwritten_search.py) with the same selection. The client sends the query's words
-  and hash vector (what the floor computes in Python), so the peer embeds nothing: what a user
-  of the library would have to write to get the service's answers.
+  (bench/handwritten_search.py) with the same selection. The client sends what the floor
+  computes in Python (the query's words, the regexes of its words and of the names it equals,
+  its hash vector), so the peer embeds nothing: what a user of the library would have to
+  write to get the service's answers.
 - **naive peer**: the same server's generated `personSearch(phrase, first: 10)` with
   `mentions(limit: 3) { id text document(limit: 1) { title } }`: one label, full text only,
   no visibility (superseded, unfinished and every workspace's passages count). Cheaper work
   than the others; it answers a different, wrong question, and shows what the library's
   generated reads cost.
 - **floor**: the hand-written statement itself, asked by the benchmark's process over Bolt
-  with the same async driver (no HTTP, no GraphQL).
+  with the same async driver (no HTTP, no GraphQL). Written from the contract alone, not from
+  the service's code: every label's FULLTEXT and VECTOR index, the lexical list ordered by
+  contract §3's name rules (an exact name first, then completeness, then the index's score),
+  HYBRID with exact names first and then RRF, only returnable entities (in scope, published,
+  of a document not deleted) ranked, evidence with text and title.
+  `python -m bench.floor_agreement --uri …` checks that it answers as the service does (the
+  same entities in the same order, ranks, scores, status and evidence).
 
 **Latency against the floor**: one client, each query asked of the service, the floor and the
 fair peer in a rotating order (30 warm-up queries first), so load from other processes falls

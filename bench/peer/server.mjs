@@ -7,7 +7,8 @@
 //   search        the fair peer: a @cypher field running the hand-written statement of
 //                 bench/handwritten_search.py (all labels, both indexes, visibility, RRF,
 //                 evidence), which bench/load.py writes to $PEER_CONFIG with its constants
-//                 filled in. The client sends the query's words and vector.
+//                 filled in. The client sends the query's words, the regexes of its words
+//                 and of the names it equals, and its vector.
 //
 //   NEO4J_URI=bolt://127.0.0.1:7687 PORT=4000 PEER_CONFIG=peer.json node server.mjs
 //   node server.mjs --print-schema    the generated SDL, to read
@@ -66,8 +67,10 @@ type SearchHit {
 type Query {
   search(
     words: String!
-    distinctWords: [String!]!
+    wordPatterns: [String!]!
     required: Int!
+    queryWords: Int!
+    exactPattern: String!
     vector: [Float!]!
     workspaces: [String!]
     documentIds: [String!]
