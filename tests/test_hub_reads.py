@@ -171,6 +171,33 @@ def operators(plan: Mapping[str, Any]) -> Iterator[Mapping[str, Any]]:
         yield from operators(child)
 
 
+async def search_people(
+    graph: Graph, scope: Scope, name: str
+) -> list[entity_search.EntityHitRecord]:
+    """A LEXICAL search of the Person label for `name`, with evidence text: the search hit the
+    tests read a hub through."""
+    result = await entity_search.search_entities(
+        graph,
+        scope,
+        targets=[
+            entity_search.SearchTarget(
+                "Person", fulltext_index_name("Person"), vector_index_name("Person")
+            )
+        ],
+        mode="LEXICAL",
+        lexical=lexical_request(name),
+        vector=None,
+        limit=10,
+        support_limit=3,
+        rrf_k=60,
+        lexical_k=20,
+        semantic_k=20,
+        cap_k=1000,
+        with_text=True,
+    )
+    return result.records
+
+
 async def costs(graph: Graph, entity_id: str, name: str, scope: Scope) -> dict[str, Any]:
     """Each read of one entity: (what it answered, its database hits)."""
     found: dict[str, Any] = {}
@@ -186,29 +213,7 @@ async def costs(graph: Graph, entity_id: str, name: str, scope: Scope) -> dict[s
     )
     await measured("returnable", lambda g: lookups.entities_by_id(g, scope, [entity_id]))
 
-    async def search(g: Graph) -> list[entity_search.EntityHitRecord]:
-        result = await entity_search.search_entities(
-            g,
-            scope,
-            targets=[
-                entity_search.SearchTarget(
-                    "Person", fulltext_index_name("Person"), vector_index_name("Person")
-                )
-            ],
-            mode="LEXICAL",
-            lexical=lexical_request(name),
-            vector=None,
-            limit=10,
-            support_limit=3,
-            rrf_k=60,
-            lexical_k=20,
-            semantic_k=20,
-            cap_k=1000,
-            with_text=True,
-        )
-        return result.records
-
-    await measured("search", search)
+    await measured("search", lambda g: search_people(g, scope, name))
     await measured(
         "walk start",
         lambda g: walk.walk(
@@ -493,28 +498,6 @@ async def every_read(graph: Graph, ids: Mapping[str, str], scope: Scope) -> dict
             with_evidence=True,
         )
 
-    async def search(name: str) -> list[entity_search.EntityHitRecord]:
-        searched = await entity_search.search_entities(
-            graph,
-            scope,
-            targets=[
-                entity_search.SearchTarget(
-                    "Person", fulltext_index_name("Person"), vector_index_name("Person")
-                )
-            ],
-            mode="LEXICAL",
-            lexical=lexical_request(name),
-            vector=None,
-            limit=10,
-            support_limit=3,
-            rrf_k=60,
-            lexical_k=20,
-            semantic_k=20,
-            cap_k=1000,
-            with_text=True,
-        )
-        return searched.records
-
     # The entity only a deleted document mentions, when the world has one.
     gone = [ids[GONE]] if GONE in ids else []
     found = {
@@ -527,12 +510,12 @@ async def every_read(graph: Graph, ids: Mapping[str, str], scope: Scope) -> dict
         "returnable": await lookups.entities_by_id(
             graph, scope, [ids["Dora Densely"], ids["Finn"], ids["Eve"], *gone]
         ),
-        "search": await search("Dora Densely"),
+        "search": await search_people(graph, scope, "Dora Densely"),
         "walk from the dense entity": await walk.walk(graph, scope, walk_from("Dora Densely")),
         "walk to the dense entity": await walk.walk(graph, scope, walk_from("Finn")),
     }
     if gone:
-        found["search for the deleted one"] = await search(GONE)
+        found["search for the deleted one"] = await search_people(graph, scope, GONE)
         found["walk from the deleted one"] = await walk.walk(graph, scope, walk_from(GONE))
     return found
 
