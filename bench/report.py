@@ -21,6 +21,16 @@ STYLE = {
 }
 
 
+def save(figure: Any, out: Path, name: str) -> str:
+    """Write `figure` as the PNG `name` in `out`, close it, and return the name."""
+    import matplotlib.pyplot as plt
+
+    figure.tight_layout()
+    figure.savefig(out / name, dpi=110)
+    plt.close(figure)
+    return name
+
+
 def plots(results: dict[str, Any], out: Path) -> dict[str, str]:
     import matplotlib
 
@@ -53,10 +63,7 @@ def plots(results: dict[str, Any], out: Path) -> dict[str, str]:
         axis.set_title(f"scale {scale['scale']}: throughput")
         axis.grid(alpha=0.3)
         axis.legend(fontsize=8)
-    figure.tight_layout()
-    names["throughput"] = "throughput.png"
-    figure.savefig(out / names["throughput"], dpi=110)
-    plt.close(figure)
+    names["throughput"] = save(figure, out, "throughput.png")
 
     figure, axis = plt.subplots(figsize=(7, 4))
     paths = [
@@ -76,10 +83,7 @@ def plots(results: dict[str, Any], out: Path) -> dict[str, str]:
     axis.set_title("one client: latency against the floor")
     axis.legend(fontsize=8)
     axis.grid(axis="y", alpha=0.3)
-    figure.tight_layout()
-    names["latency"] = "latency-floor.png"
-    figure.savefig(out / names["latency"], dpi=110)
-    plt.close(figure)
+    names["latency"] = save(figure, out, "latency-floor.png")
 
     hubs = results.get("hubs")
     if hubs and hubs.get("rows"):
@@ -95,10 +99,7 @@ def plots(results: dict[str, Any], out: Path) -> dict[str, str]:
         axis.set_title("hub entities against ordinary ones")
         axis.legend(fontsize=8)
         axis.grid(axis="x", alpha=0.3)
-        figure.tight_layout()
-        names["hubs"] = "hubs.png"
-        figure.savefig(out / names["hubs"], dpi=110)
-        plt.close(figure)
+        names["hubs"] = save(figure, out, "hubs.png")
 
     soak = next((s["soak"] for s in scales if s.get("soak")), None)
     if soak:
@@ -109,10 +110,7 @@ def plots(results: dict[str, Any], out: Path) -> dict[str, str]:
         axis.set_ylim(bottom=0)
         axis.set_title(f"{soak['target']} RSS under {soak['clients']} clients")
         axis.grid(alpha=0.3)
-        figure.tight_layout()
-        names["rss"] = "rss.png"
-        figure.savefig(out / names["rss"], dpi=110)
-        plt.close(figure)
+        names["rss"] = save(figure, out, "rss.png")
     return names
 
 

@@ -21,7 +21,13 @@ from collections.abc import Callable, Mapping
 from typing import Literal, LiteralString, get_args
 
 from contract.scope import Scope
-from graph.mention_order import entity_workspace, in_order
+from graph.mention_order import (
+    ENTITY_KEY,
+    WORKSPACE_KEY,
+    entity_workspace,
+    in_order,
+    seek_hint,
+)
 from graph.statement_names import named
 
 ScopeShape = Literal["everywhere", "workspaces", "documents"]
@@ -58,14 +64,14 @@ def any_mention(
     )
     then = _document_of(chunk, document, where)
     by_documents = (
-        f"EXISTS {{ MATCH ()-[{mention}:MENTIONED_IN]->({chunk}){_seek_by_entity(mention)}"
+        f"EXISTS {{ MATCH ()-[{mention}:MENTIONED_IN]->({chunk}){seek_hint(mention, ENTITY_KEY)}"
         f" WHERE {mention}.orderEntityId = {entity}.id"
         f" AND {mention}.orderDocumentId IN $scopeDocumentIds"
         f" AND {mention}.orderPosition IS NOT NULL AND {mention}.orderPassageId IS NOT NULL"
         f"{then} }}"
     )
     by_workspaces = (
-        f"EXISTS {{ MATCH ()-[{mention}:MENTIONED_IN]->({chunk}){_seek_by_workspace(mention)}"
+        f"EXISTS {{ MATCH ()-[{mention}:MENTIONED_IN]->({chunk}){seek_hint(mention, WORKSPACE_KEY)}"
         f" WHERE {in_workspaces}"
         f" AND {mention}.orderDocumentId IS NOT NULL AND {mention}.orderPosition IS NOT NULL"
         f" AND {mention}.orderPassageId IS NOT NULL{then} }}"
@@ -110,7 +116,7 @@ def mentions_in_order(
     order = f"{mention}.orderDocumentId, {mention}.orderPosition, {mention}.orderPassageId"
     tail = _document_of(chunk, document, where)
     seek = (
-        f"MATCH ()-[{mention}:MENTIONED_IN]->({chunk}){_seek_by_entity(mention)}"
+        f"MATCH ()-[{mention}:MENTIONED_IN]->({chunk}){seek_hint(mention, ENTITY_KEY)}"
         f" WHERE {mention}.orderEntityId"
     )
     rest = f" AND {mention}.orderPosition IS NOT NULL AND {mention}.orderPassageId IS NOT NULL"
@@ -136,7 +142,7 @@ def mentions_in_order(
         "workspaces": (
             f"UNWIND {workspaces} AS {chunk}Workspace"
             f" CALL ({imports}, {chunk}Workspace) {{"
-            f" MATCH ()-[{mention}:MENTIONED_IN]->({chunk}){_seek_by_workspace(mention)}"
+            f" MATCH ()-[{mention}:MENTIONED_IN]->({chunk}){seek_hint(mention, WORKSPACE_KEY)}"
             f" WHERE {mention}.orderEntityWorkspace"
             f" = {entity_workspace(entity + '.id', chunk + 'Workspace')}"
             f" AND {mention}.orderDocumentId >= ''{rest}{tail}"
@@ -161,22 +167,6 @@ def mentions_in_order(
     }
     chosen = SHAPES if shape is None else (shape,)
     return f"CALL ({imports}) {{ " + " UNION ALL ".join(branches[s] for s in chosen) + " }"
-
-
-def _seek_by_entity(mention: LiteralString) -> LiteralString:
-    """A hint: read `mention` by seeking `mention_order`. Without it Neo4j may plan, as its
-    statistics move, a scan of the whole index in its order that filters on the entity: the
-    same order, every entity's mentions read (seen in tests/test_hub_reads.py)."""
-    return f" USING INDEX SEEK {mention}:MENTIONED_IN({_ORDER_KEY.format('orderEntityId')})"
-
-
-def _seek_by_workspace(mention: LiteralString) -> LiteralString:
-    """A hint: read `mention` by seeking `mention_workspace_order` (as `_seek_by_entity`)."""
-    return f" USING INDEX SEEK {mention}:MENTIONED_IN({_ORDER_KEY.format('orderEntityWorkspace')})"
-
-
-# The properties of the order indexes (graph/mention_order.py ORDER_INDEXES), after the first.
-_ORDER_KEY = "{}, orderDocumentId, orderPosition, orderPassageId"
 
 
 def _document_of(chunk: LiteralString, document: LiteralString, where: LiteralString) -> str:
