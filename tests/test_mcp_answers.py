@@ -35,6 +35,9 @@ DEMO_KEY = "demo-reader-1f2e3d4c5b6a79880a1b"
 UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 QUERIES = ("Alex Mercer", "Taylor Cruz", "Dulce base")
 UNCUT = 10_000_000  # MCP_MAX_RESULT_CHARS at its maximum: nothing is cut
+# What is checked is the answers, not their time: a busy 2-core machine can take more than the
+# default 10 s for a search (as tests/test_mcp_inspector.py allows too).
+SLOW_MACHINE_SECONDS = "120"
 
 
 class Demo:
@@ -97,6 +100,7 @@ def demo_session(
                 AUTH_MODE="apikeys",
                 AUTH_API_KEYS_FILE=str(keys),
                 MCP_MAX_RESULT_CHARS=limit,
+                NEO4J_QUERY_TIMEOUT_SECONDS=SLOW_MACHINE_SECONDS,
             ) as client:
                 # The query vectors the stdio process's hash embedder makes, so that both
                 # transports answer alike.
@@ -111,7 +115,11 @@ def demo_session(
         else:
             log = tmp_path / f"mcp-{limit}.log"
             async with stdio_session(
-                neo4j_uri, log, MCP_WORKSPACES="demo", MCP_MAX_RESULT_CHARS=limit
+                neo4j_uri,
+                log,
+                MCP_WORKSPACES="demo",
+                MCP_MAX_RESULT_CHARS=limit,
+                NEO4J_QUERY_TIMEOUT_SECONDS=SLOW_MACHINE_SECONDS,
             ) as session:
                 yield session
 
