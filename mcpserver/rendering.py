@@ -136,7 +136,7 @@ def render(
             return "No entity with this id is visible in your scope."
         lines.append(f"{entity_line(entity)}: {content['status']}")
         if entity["description"]:
-            lines.append(f"description: {entity['description']}")
+            lines.append(f"description: {' '.join(entity['description'].split())}")
         lines.extend(
             f"evidence: {quoted(content, p, [entity['name']], whole)}"
             for p in content["evidenceIds"]
