@@ -1,90 +1,115 @@
 """Each tool answered by the layer the GraphQL resolvers call (answers/, loaders/), its records
-turned into plain JSON with the GraphQL fields' names. No search or walk logic lives here."""
+turned into the structured content of mcpserver/content.py. No search or walk logic lives here.
+
+An answer is built lazily, as `ToolAnswer.build(count)`: the structured content holding `count`
+items (hits, edges, characters of a passage) from the call's start, so that the size cut
+(mcpserver/rendering.py) can send fewer and say exactly which call continues (issue 29, point 3).
+A search or walk that continues with a cursor runs again with the same arguments, so its pages
+are slices of one answer.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from answers import entity_search, passage_search
 from answers import walk as answers_walk
 from answers.context import AnswerContext
 from answers.entity_labels import entity_labels as read_entity_labels
-from contract.arguments import SUPPORT_LIMIT, check_id, check_range
+from contract.arguments import (
+    SUPPORT_LIMIT,
+    WALK_MAX_CANDIDATES,
+    WALK_MAX_EDGES,
+    WALK_MAX_NODES,
+    check_id,
+    check_range,
+)
 from contract.errors import Unavailable
 from contract.scope import Grant
 from graph import walk as graph_walk
-from graph.records import DocumentRecord, EntityRecord, PassageRecord
+from graph.records import PassageRecord
 from loaders import create_loaders
+from mcpserver.advice import WalkCall, walk_advice
 from mcpserver.arguments import Arguments
-from mcpserver.tools import ENTITY_RELATIONS
+from mcpserver.content import (
+    EntityLabelsJson,
+    GetEntityJson,
+    GetPassageJson,
+    RelationsJson,
+    SearchEntitiesJson,
+    SearchPassagesJson,
+    WalkJson,
+    document_json,
+    edge_json,
+    entity_json,
+    evidence_json,
+)
+from mcpserver.tools import ENTITY_RELATIONS, PASSAGE_LENGTH, PASSAGE_OFFSET
+from retrieval.lexical_rule import content_words
 
 Json = dict[str, Any]
 
 
 @dataclass
 class ToolAnswer:
-    """A tool's structured content, and the list in it that a size cut shortens from its end."""
+    """A tool's answer before the size cut.
 
-    content: Json
-    cuttable: tuple[str, ...] = ()  # paths of lists, cut in this order: ("edges",), ...
+    `build(count)` is the structured content with `count` of the `items` from the call's start;
+    `continuation(position)` is the sentence saying which call sends the items from `position`
+    on, and `cursor(position)` the `nextCursor` for it (searches and walks only). `focus` is
+    what the text's quotes centre on beside the entities' names (the query's words), and
+    `advice` the lines the text ends with (what a walk's bounds mean)."""
+
+    build: Callable[[int], Any]
+    items: int = 0
+    start: int = 0
+    continuation: Callable[[int], str] = lambda _: ""
+    cursor: Callable[[int], str] | None = None
+    focus: Sequence[str] = ()
+    advice: Sequence[str] = field(default_factory=list)
 
 
-def document_json(document: DocumentRecord) -> Json:
+def _paged(tool: str, args: Arguments, total: int, start: int) -> dict[str, Any]:
+    """The ToolAnswer fields of a search or walk page: items from the cursor's position on."""
+
+    def cursor(position: int) -> str:
+        return args.cursor_at(tool, position)
+
     return {
-        "id": document.id,
-        "workspace": document.workspace,
-        "title": document.title,
-        "uri": document.uri,
-        "currentVersion": document.current_version,
+        "items": max(total - start, 0),
+        "start": start,
+        "cursor": cursor,
+        "continuation": lambda position: (
+            f'call {tool} again with the same arguments and cursor "{cursor(position)}"'
+        ),
     }
 
 
-def passage_json(passage: PassageRecord) -> Json:
-    return {
-        "id": passage.id,
-        "text": passage.text,
-        "position": passage.position,
-        "version": passage.version,
-        "document": document_json(passage.document),
-    }
-
-
-def entity_json(entity: EntityRecord) -> Json:
-    return {
-        "id": entity.id,
-        "name": entity.name,
-        "labels": list(entity.labels),
-        "description": entity.description,
-    }
-
-
-def walk_json(record: graph_walk.WalkRecord) -> Json:
+def _relations(
+    record: graph_walk.WalkRecord, count: int, start: int = 0
+) -> tuple[RelationsJson, list[PassageRecord]]:
+    """`count` edges from `start`, the entities they reach (the start left out) and the
+    passages they cite."""
+    edges = record.edges[start : start + count]
+    reached = {end for edge, _ in edges for end in (edge.source_id, edge.target_id)}
     passages = {passage.id: passage for passage in record.passages}
-    return {
-        "start": entity_json(record.start),
-        "nodes": [entity_json(node) for node in record.nodes],
-        "edges": [
-            {
-                "id": edge.id,
-                "type": edge.type,
-                "kind": edge.kind,
-                "depth": depth,
-                "sourceId": edge.source_id,
-                "targetId": edge.target_id,
-                "evidenceIds": list(edge.evidence_ids),
-                "evidence": [passage_json(passages[pid]) for pid in edge.evidence_ids],
-            }
-            for edge, depth in record.edges
-        ],
+    cited = [passages[pid] for edge, _ in edges for pid in edge.evidence_ids]
+    relations: RelationsJson = {
+        "nodes": [entity_json(node) for node in record.nodes if node.id in reached],
+        "edges": [edge_json(edge, depth) for edge, depth in edges],
         "truncatedBy": [bound.value for bound in record.truncated_by],
     }
+    # The start is named in `start` (walk) or `entity` (get_entity), not again in `nodes`.
+    relations["nodes"] = [node for node in relations["nodes"] if node["id"] != record.start.id]
+    return relations, cited
 
 
 async def search_entities(context: AnswerContext, grant: Grant, args: Arguments) -> ToolAnswer:
+    query = args.text("query")
     request = entity_search.entity_search_request(
-        args.text("query"),
+        query,
         args.names("labels"),
         args.choice("mode", entity_search.SEARCH_MODES, "HYBRID"),
         args.integer("limit", 10),
@@ -92,10 +117,14 @@ async def search_entities(context: AnswerContext, grant: Grant, args: Arguments)
         with_text=True,
     )
     effective = args.scope(grant)
+    start = args.position("search_entities")
     args.done()
     records = await entity_search.search_entities(context, effective, request)
-    return ToolAnswer(
-        {
+
+    def build(count: int) -> SearchEntitiesJson:
+        page = records[start : start + count]
+        evidence = evidence_json(p for record in page for p in record.passages)
+        return {
             "hits": [
                 {
                     "entity": entity_json(record.entity),
@@ -104,57 +133,91 @@ async def search_entities(context: AnswerContext, grant: Grant, args: Arguments)
                     "lexicalRank": record.lexical_rank,
                     "semanticRank": record.semantic_rank,
                     "evidenceIds": list(record.evidence_ids),
-                    "evidence": [passage_json(passage) for passage in record.passages],
                 }
-                for record in records
-            ]
-        },
-        ("hits",),
+                for record in page
+            ],
+            "passages": evidence["passages"],
+            "documents": evidence["documents"],
+        }
+
+    return ToolAnswer(
+        build,
+        focus=content_words(query),
+        **_paged("search_entities", args, len(records), start),
     )
 
 
 async def search_passages(context: AnswerContext, grant: Grant, args: Arguments) -> ToolAnswer:
+    query = args.text("query")
     request = passage_search.passage_search_request(
-        args.text("query"),
+        query,
         args.choice("mode", entity_search.SEARCH_MODES, "HYBRID"),
         args.integer("limit", 10),
     )
     effective = args.scope(grant)
+    start = args.position("search_passages")
     args.done()
     records = await passage_search.search_passages(context, effective, request)
-    return ToolAnswer(
-        {
+
+    def build(count: int) -> SearchPassagesJson:
+        page = records[start : start + count]
+        evidence = evidence_json(record.passage for record in page)
+        return {
             "hits": [
                 {
-                    "passage": passage_json(record.passage),
+                    "passageId": record.passage.id,
                     "score": record.score,
                     "lexicalRank": record.lexical_rank,
                     "semanticRank": record.semantic_rank,
                 }
-                for record in records
-            ]
-        },
-        ("hits",),
+                for record in page
+            ],
+            "passages": evidence["passages"],
+            "documents": evidence["documents"],
+        }
+
+    return ToolAnswer(
+        build,
+        focus=content_words(query),
+        **_paged("search_passages", args, len(records), start),
     )
 
 
 async def walk(context: AnswerContext, grant: Grant, args: Arguments) -> ToolAnswer:
+    entity_id = args.text("entityId")
+    depth = args.integer("depth", 1)
+    relation_types = args.names("relationTypes")
+    bounds = (
+        args.integer("maxNodes", WALK_MAX_NODES.default),
+        args.integer("maxEdges", WALK_MAX_EDGES.default),
+        args.integer("maxCandidates", WALK_MAX_CANDIDATES.default),
+    )
     request = answers_walk.walk_request(
-        context,
-        args.text("entityId"),
-        args.integer("depth", 1),
-        args.names("relationTypes"),
-        (
-            args.integer("maxNodes", 50),
-            args.integer("maxEdges", 100),
-            args.integer("maxCandidates", 500),
-        ),
-        with_evidence=True,
+        context, entity_id, depth, relation_types, bounds, with_evidence=True
     )
     effective = args.scope(grant)
+    start = args.position("walk")
     args.done()
     record = await answers_walk.walk(context, effective, request)
-    return ToolAnswer(walk_json(record), ("edges", "nodes"))
+
+    def build(count: int) -> WalkJson:
+        relations, cited = _relations(record, count, start)
+        evidence = evidence_json(cited)
+        return {
+            "start": entity_json(record.start),
+            "nodes": relations["nodes"],
+            "edges": relations["edges"],
+            "truncatedBy": relations["truncatedBy"],
+            "passages": evidence["passages"],
+            "documents": evidence["documents"],
+        }
+
+    call = WalkCall("walk", entity_id, depth, *bounds, bounds[1], relation_types is not None)
+    return ToolAnswer(
+        build,
+        advice=walk_advice(call, [bound.value for bound in record.truncated_by]),
+        **_paged("walk", args, len(record.edges), start),
+    )
 
 
 async def get_entity(context: AnswerContext, grant: Grant, args: Arguments) -> ToolAnswer:
@@ -164,59 +227,102 @@ async def get_entity(context: AnswerContext, grant: Grant, args: Arguments) -> T
     max_edges = check_range(
         "maxEdges", args.integer("maxEdges", ENTITY_RELATIONS.default), ENTITY_RELATIONS
     )
-    request = answers_walk.walk_request(
-        context, entity_id, 1, None, (max_edges + 1, max_edges, 500), with_evidence=True
-    )
+    bounds = (max_edges + 1, max_edges, WALK_MAX_CANDIDATES.default)
+    request = answers_walk.walk_request(context, entity_id, 1, None, bounds, with_evidence=True)
     effective = args.scope(grant)
     args.done()
     loaders = create_loaders(context.graph, effective)
     entity = await loaders.entities_by_id.load(entity_id)
     if entity is None:
-        return ToolAnswer({"entity": None})
+        return ToolAnswer(lambda _: GetEntityJson(entity=None))
     # At least one id, even for supportLimit 0: the status needs to know whether there is one.
     visible = await loaders.evidence_by_entity_id.load((entity_id, max(support_limit, 1)))
     passages = visible[:support_limit]
     try:
-        relations = walk_json(await answers_walk.walk(context, effective, request))
+        record = await answers_walk.walk(context, effective, request)
     except Unavailable:
         # An UNSUPPORTED entity has no visible passage, so no walk starts from it (contract §5).
-        relations = {"start": entity_json(entity), "nodes": [], "edges": [], "truncatedBy": []}
-    return ToolAnswer(
-        {
+        record = graph_walk.WalkRecord(entity, [], [], [], [])
+
+    def build(count: int) -> GetEntityJson:
+        relations, cited = _relations(record, count)
+        evidence = evidence_json([*passages, *cited])
+        return {
             "entity": entity_json(entity),
             # Returnable, and SUPPORTED when a visible passage mentions it (contract §3).
             "status": "SUPPORTED" if visible else "UNSUPPORTED",
             "evidenceIds": [p.id for p in passages],
-            "evidence": [passage_json(p) for p in passages],
             "relations": relations,
-        },
-        ("relations.edges", "relations.nodes", "evidence"),
+            "passages": evidence["passages"],
+            "documents": evidence["documents"],
+        }
+
+    call = WalkCall("get_entity", entity_id, 1, *bounds, ENTITY_RELATIONS.high, False)
+    return ToolAnswer(
+        build,
+        items=len(record.edges),
+        continuation=lambda _: f"walk with entityId {entity_id} reads every relation, in pages",
+        advice=walk_advice(call, [bound.value for bound in record.truncated_by]),
     )
 
 
 async def get_passage(context: AnswerContext, grant: Grant, args: Arguments) -> ToolAnswer:
+    """One passage's text from `offset`, at most `length` characters of it (and fewer when the
+    size cut needs it), so that a long passage is read in parts."""
     passage_id = check_id("id", args.text("id"))
+    offset = check_range("offset", args.integer("offset", 0), PASSAGE_OFFSET)
+    length = check_range("length", args.integer("length", PASSAGE_LENGTH.default), PASSAGE_LENGTH)
     effective = args.scope(grant)
     args.done()
     record = await create_loaders(context.graph, effective).passages_by_id.load(passage_id)
-    return ToolAnswer({"passage": passage_json(record) if record else None})
+    if record is None:
+        return ToolAnswer(lambda _: GetPassageJson(passage=None))
+    text = record.text
+    begin = min(offset, len(text))
+
+    def build(count: int) -> GetPassageJson:
+        end = begin + count
+        return {
+            "passage": {
+                "id": record.id,
+                "position": record.position,
+                "version": record.version,
+                "length": len(text),
+                "offset": begin,
+                "text": text[begin:end],
+                "nextOffset": end if end < len(text) else None,
+                "document": document_json(record.document),
+            }
+        }
+
+    return ToolAnswer(
+        build,
+        items=min(length, len(text) - begin),
+        start=begin,
+        continuation=lambda at: f"call get_passage with id {passage_id} and offset {at}",
+    )
 
 
 async def entity_labels(context: AnswerContext, grant: Grant, args: Arguments) -> ToolAnswer:
     args.done()
     labels = await read_entity_labels(context)
-    return ToolAnswer(
-        {
+
+    def build(count: int) -> EntityLabelsJson:
+        return {
             "labels": [
                 {
                     "label": record.label,
                     "fulltextIndex": record.fulltext_state,
                     "vectorIndex": record.vector_state,
                 }
-                for record in labels
+                for record in labels[:count]
             ]
-        },
-        ("labels",),
+        }
+
+    return ToolAnswer(
+        build,
+        items=len(labels),
+        continuation=lambda _: "search with `labels` you already know",
     )
 
 

@@ -4,11 +4,13 @@ off, so that every refusal carries the contract's code)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
 from contract.errors import Malformed
 from contract.scope import Grant, Scope, effective_scope
+from mcpserver import cursor
 
 
 class Arguments:
@@ -32,8 +34,11 @@ class Arguments:
         value = self._get(name)
         if value is None:
             return default
-        # JSON has one number type; 3.0 is an integer, True is not.
-        if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
+        # JSON has one number type; 3.0 is an integer, True is not, and neither is NaN or an
+        # infinity (which Python's JSON reads, and which int() cannot convert).
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise Malformed(name, "must be an integer")
+        if isinstance(value, float) and (not math.isfinite(value) or not value.is_integer()):
             raise Malformed(name, "must be an integer")
         return int(value)
 
@@ -56,6 +61,15 @@ class Arguments:
         if not isinstance(value, dict) or set(value) - {"workspaces", "documentIds"}:
             raise Malformed("scope", "an object with `workspaces` and/or `documentIds`")
         return effective_scope(grant, _names(value, "workspaces"), _names(value, "documentIds"))
+
+    def position(self, tool: str) -> int:
+        """Where the optional `cursor` argument continues this call's answer; 0 without one."""
+        value = self._get(cursor.ARGUMENT)
+        return 0 if value is None else cursor.decode(value, tool, self._values)
+
+    def cursor_at(self, tool: str, position: int) -> str:
+        """The cursor that continues this call's answer at `position`."""
+        return cursor.encode(tool, self._values, position)
 
     def done(self) -> None:
         unknown = sorted(set(self._values) - self._read)

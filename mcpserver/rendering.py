@@ -1,97 +1,160 @@
-"""A tool's answer as an agent reads it: the structured content, a short text rendering that
-quotes each hit's evidence with its document title and each edge's kind and evidence, both cut
-to MCP_MAX_RESULT_CHARS with a note saying what was cut and how to narrow (contract §12)."""
+"""A tool's answer as a model reads it: a short text that names every entity with its id and
+quotes each piece of evidence where it mentions what the answer is about (mcpserver/quoting.py),
+with its document title and passage id (contract §12; issue 29, points 1 and 5). The structured
+content holds the passages themselves, once each; the text only quotes them, so the size cut
+(mcpserver/fitting.py) does not count the same passage twice."""
 
 from __future__ import annotations
 
-import copy
-import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from mcpserver.answering import Json, ToolAnswer
+from mcpserver.quoting import ELLIPSIS, quote
 
-QUOTE_CHARS = 300  # a quoted passage in the text rendering; the structured content has it all
-CLIPPED_TEXT_CHARS = 1000  # a passage text in structured content that had to be cut
-NARROW = {
-    "search_entities": "lower `limit` or `supportLimit`, or narrow with `labels` or `scope`",
-    "search_passages": "lower `limit`, or narrow with `scope`",
-    "walk": "narrow with `relationTypes`, or lower `maxEdges`, `maxNodes` or `depth`",
-    "get_entity": "lower `maxEdges` or `supportLimit`, or walk with `relationTypes`",
-    "get_passage": "read it through `search_passages` hits instead",
-    "entity_labels": "search with `labels` you already know",
-}
+Json = dict[str, Any]
+
+QUOTE_CHARS = 240  # one quoted window of a passage in the text
+DESCRIPTION_CHARS = 200  # an entity's description in a search line
 
 
-def quote(passage: Json) -> str:
-    text = " ".join(passage["text"].split())
-    if len(text) > QUOTE_CHARS:
-        text = text[: QUOTE_CHARS - 1] + "…"
-    document = passage["document"]
+def clipped(text: str | None, most: int) -> str:
+    text = " ".join((text or "").split())
+    return text if len(text) <= most else text[: most - 1] + ELLIPSIS
+
+
+def quoted(content: Json, passage_id: str, focus: Sequence[str], whole: Mapping[str, str]) -> str:
+    """A passage quoted around the first of `focus` it holds, with its document's title. The
+    quote is taken from the whole text (`whole`, by passage id, kept aside by the size cut)
+    when the structured content holds only an excerpt, so that it still holds the mention."""
+    passage = content["passages"][passage_id]
+    if passage_id in whole:
+        passage = {**passage, "text": whole[passage_id], "textStart": 0}
+    text = quote(passage["text"], focus, QUOTE_CHARS)
+    # A passage the size cut shortened is itself an excerpt: say so on the side it was cut.
+    start = passage.get("textStart", 0)
+    if start > 0 and not text.startswith(ELLIPSIS):
+        text = ELLIPSIS + text
+    if start + len(passage["text"]) < passage["length"] and not text.endswith(ELLIPSIS):
+        text += ELLIPSIS
+    document = content["documents"][passage["documentId"]]
     title = document["title"] or f"document {document['id']}"
-    return f'"{text}" — {title} (passage {passage["id"]})'
+    return f'"{text}" — {title} (passage {passage_id})'
 
 
-def _entity_line(entity: Json) -> str:
+def entity_line(entity: Json) -> str:
     labels = ", ".join(entity["labels"])
     return f"{entity['name']} [{labels}] (id {entity['id']})"
 
 
-def _edges(content: Json, lines: list[str]) -> None:
-    names = {node["id"]: node["name"] for node in content["nodes"]}
-    names.setdefault(content["start"]["id"], content["start"]["name"])
-    for edge in content["edges"]:
-        source = names.get(edge["sourceId"], edge["sourceId"])
-        target = names.get(edge["targetId"], edge["targetId"])
+def passage_focus(tool: str, content: Json, query_words: Sequence[str]) -> dict[str, list[str]]:
+    """For each passage an answer cites, what its quote should show: the names of the entities
+    it is evidence for, then the query's words."""
+    focus: dict[str, list[str]] = {pid: [] for pid in content.get("passages", {})}
+
+    def cite(passage_ids: Sequence[str], names: Sequence[str]) -> None:
+        for pid in passage_ids:
+            if pid in focus:
+                focus[pid].extend(name for name in names if name not in focus[pid])
+
+    if tool == "search_entities":
+        for hit in content["hits"]:
+            cite(hit["evidenceIds"], [hit["entity"]["name"]])
+    elif tool in ("walk", "get_entity"):
+        relations = content if tool == "walk" else content.get("relations")
+        if tool == "get_entity" and content.get("entity"):
+            cite(content["evidenceIds"], [content["entity"]["name"]])
+        if relations:
+            names = _names(content)
+            for edge in relations["edges"]:
+                cite(edge["evidenceIds"], [names[edge["sourceId"]], names[edge["targetId"]]])
+    for words in focus.values():
+        words.extend(word for word in query_words if word not in words)
+    return focus
+
+
+def _names(content: Json) -> dict[str, str]:
+    start = content.get("start") or content["entity"]
+    nodes = content["nodes"] if "start" in content else content["relations"]["nodes"]
+    names = {node["id"]: node["name"] for node in nodes}
+    names[start["id"]] = start["name"]
+    return names
+
+
+def _edges(content: Json, relations: Json, lines: list[str], whole: Mapping[str, str]) -> None:
+    names = _names(content)
+    for edge in relations["edges"]:
+        source = f"{names.get(edge['sourceId'], '')} (id {edge['sourceId']})"
+        target = f"{names.get(edge['targetId'], '')} (id {edge['targetId']})"
         lines.append(
             f"- {source} -[{edge['type']}]-> {target}: {edge['kind']}, depth {edge['depth']}"
         )
-        lines.extend(f"    evidence: {quote(p)}" for p in edge["evidence"])
-    if content["truncatedBy"]:
-        lines.append(
-            "Cut by the bounds "
-            + ", ".join(content["truncatedBy"])
-            + ": raise that bound, or narrow with relationTypes, and walk again."
+        focus = [names.get(edge["sourceId"], ""), names.get(edge["targetId"], "")]
+        lines.extend(
+            f"    evidence: {quoted(content, p, focus, whole)}" for p in edge["evidenceIds"]
         )
 
 
-def render(tool: str, content: Json) -> str:
+def render(
+    tool: str,
+    content: Json,
+    query_words: Sequence[str],
+    advice: Sequence[str],
+    whole: Mapping[str, str] | None = None,
+) -> str:
+    """The text of an answer; `whole` holds the whole texts of passages the size cut shortened
+    in `content`, by id, for the quotes."""
+    whole = whole or {}
     lines: list[str] = []
     if tool == "search_entities":
         lines.append(f"{len(content['hits'])} entities found.")
         for n, hit in enumerate(content["hits"], 1):
-            lines.append(f"{n}. {_entity_line(hit['entity'])}: {hit['status']}")
+            entity = hit["entity"]
+            lines.append(f"{n}. {entity_line(entity)}: {hit['status']}")
+            if entity["description"]:
+                lines.append(f"    {clipped(entity['description'], DESCRIPTION_CHARS)}")
             if hit["status"] == "UNSUPPORTED":
                 lines.append("    no current passage supports it; do not state it as fact")
-            lines.extend(f"    evidence: {quote(p)}" for p in hit["evidence"])
+            focus = [entity["name"], *query_words]
+            lines.extend(
+                f"    evidence: {quoted(content, p, focus, whole)}" for p in hit["evidenceIds"]
+            )
     elif tool == "search_passages":
         lines.append(f"{len(content['hits'])} passages found.")
-        lines.extend(f"{n}. {quote(hit['passage'])}" for n, hit in enumerate(content["hits"], 1))
+        lines.extend(
+            f"{n}. {quoted(content, hit['passageId'], query_words, whole)}"
+            for n, hit in enumerate(content["hits"], 1)
+        )
     elif tool == "walk":
         lines.append(
-            f"Walk from {_entity_line(content['start'])}: {len(content['nodes'])} entities, "
+            f"Walk from {entity_line(content['start'])}: {len(content['nodes'])} more entities, "
             f"{len(content['edges'])} edges."
         )
-        _edges(content, lines)
+        _edges(content, content, lines, whole)
     elif tool == "get_entity":
         entity = content["entity"]
         if entity is None:
             return "No entity with this id is visible in your scope."
-        lines.append(f"{_entity_line(entity)}: {content['status']}")
+        lines.append(f"{entity_line(entity)}: {content['status']}")
         if entity["description"]:
-            lines.append(f"description: {entity['description']}")
-        lines.extend(f"evidence: {quote(p)}" for p in content["evidence"])
+            lines.append(f"description: {' '.join(entity['description'].split())}")
+        lines.extend(
+            f"evidence: {quoted(content, p, [entity['name']], whole)}"
+            for p in content["evidenceIds"]
+        )
         relations = content["relations"]
         lines.append(f"{len(relations['edges'])} relations:")
-        _edges(relations, lines)
+        _edges(content, relations, lines, whole)
     elif tool == "get_passage":
         passage = content["passage"]
         if passage is None:
             return "No passage with this id is visible in your scope."
         document = passage["document"]
+        end = passage["offset"] + len(passage["text"])
         lines.append(
             f"Passage {passage['id']}, position {passage['position']} of "
             f"{document['title'] or 'document ' + document['id']} "
-            f"(workspace {document['workspace']}, version {passage['version']}):"
+            f"(workspace {document['workspace']}, version {passage['version']}), "
+            f"characters {passage['offset']}–{end} of {passage['length']}:"
         )
         lines.append(passage["text"])
     else:
@@ -100,87 +163,5 @@ def render(tool: str, content: Json) -> str:
             f"vector index {label['vectorIndex']}"
             for label in content["labels"]
         )
+    lines.extend(advice)
     return "\n".join(lines)
-
-
-def _list_at(content: Json, path: str) -> list[Any]:
-    value: Any = content
-    for key in path.split("."):
-        value = value[key]
-    assert isinstance(value, list)
-    return value
-
-
-def _size(tool: str, content: Json) -> int:
-    return len(render(tool, content)) + len(json.dumps(content, ensure_ascii=False))
-
-
-def _clip_texts(content: Any, most: int) -> bool:
-    """Every passage text in `content` cut to `most` characters; True if one was longer."""
-    clipped = False
-    if isinstance(content, dict):
-        for key, value in content.items():
-            if key == "text" and isinstance(value, str) and len(value) > most:
-                content[key] = value[: max(most - 1, 0)] + "…"
-                clipped = True
-            else:
-                clipped = _clip_texts(value, most) or clipped
-    elif isinstance(content, list):
-        for item in content:
-            clipped = _clip_texts(item, most) or clipped
-    return clipped
-
-
-def fit(tool: str, answer: ToolAnswer, max_chars: int) -> tuple[Json, str]:
-    """The structured content and its text, together at most `max_chars` characters. Gentlest
-    first: passage texts clipped to CLIPPED_TEXT_CHARS (every hit and edge keeps its evidence,
-    and get_passage reads a passage whole), then lists cut from their end in the answer's
-    order, then passage texts clipped shorter; a note says what was cut."""
-    content = answer.content
-    if _size(tool, content) <= max_chars:
-        return content, render(tool, content)
-    content = copy.deepcopy(content)
-    budget = max_chars - 1000  # room for the note, which goes in both the text and the JSON
-    cut: list[str] = []
-    if _clip_texts(content, CLIPPED_TEXT_CHARS):
-        cut.append(
-            f"passage texts after {CLIPPED_TEXT_CHARS} characters (get_passage reads one whole)"
-        )
-    for path in answer.cuttable:
-        if _size(tool, content) <= budget:
-            break
-        items = _list_at(content, path)
-        total = len(items)
-        kept_all = items[:]
-        # The most items that fit lies in [low, high]; one is always kept, its texts clipped
-        # below if need be, so that a cut answer still answers.
-        low, high = min(1, total), total
-        while low < high:
-            middle = (low + high + 1) // 2
-            items[:] = kept_all[:middle]
-            if _size(tool, content) <= budget:
-                low = middle
-            else:
-                high = middle - 1
-        items[:] = kept_all[:low]
-        if low < total:
-            cut.append(f"{total - low} of {total} {path.rsplit('.', 1)[-1]}")
-    if _size(tool, content) > budget:
-        low, high = 0, CLIPPED_TEXT_CHARS
-        while low < high:
-            middle = (low + high + 1) // 2
-            trial = copy.deepcopy(content)
-            _clip_texts(trial, middle)
-            if _size(tool, trial) <= budget:
-                low = middle
-            else:
-                high = middle - 1
-        _clip_texts(content, low)
-        cut.append(f"passage texts after {low} characters")
-    note = (
-        f"Cut to fit {max_chars} characters (MCP_MAX_RESULT_CHARS): left out "
-        + "; ".join(cut)
-        + f". The rest is in order, best first. To see what was cut, {NARROW[tool]}."
-    )
-    content["cut"] = note
-    return content, render(tool, content) + "\n" + note

@@ -19,7 +19,7 @@ from contract.errors import EvidenceGraphError, Internal, Malformed
 from contract.scope import Grant
 from mcpserver.answering import ANSWERERS
 from mcpserver.arguments import Arguments
-from mcpserver.rendering import fit
+from mcpserver.fitting import fit
 from mcpserver.tools import TOOLS
 
 log = logging.getLogger(__name__)

@@ -19,9 +19,19 @@ from contract.arguments import (
     WALK_MAX_NODES,
     Bound,
 )
+from mcpserver.content import output_schema
 
 # get_entity's relations: a depth-1 walk, bounded so the answer stays readable.
 ENTITY_RELATIONS = Bound(1, 100, 20, "At most this many relations")
+# get_passage reads a passage in parts: `length` characters from `offset` (issue 29, point 3).
+PASSAGE_OFFSET = Bound(0, 10_000_000, 0, "Where to start reading, in characters from the start")
+PASSAGE_LENGTH = Bound(
+    1,
+    20_000,
+    4_000,
+    "At most this many characters",
+    "`nextOffset` in the answer is the offset that reads on.",
+)
 
 UUID = {
     "type": "string",
@@ -59,6 +69,15 @@ MODE = {
 }
 
 
+CURSOR = {
+    "type": "string",
+    "description": (
+        "The `nextCursor` of this call's previous answer, to read what its size cut left out; "
+        "pass it with exactly the same other arguments."
+    ),
+}
+
+
 def _integer(bound: Bound) -> dict[str, Any]:
     return {
         "type": "integer",
@@ -91,7 +110,13 @@ EVIDENCE_NOTE = (
 EDGE_NOTE = (
     "Each edge has a kind: ASSERTION means a visible passage states the relation (its evidence "
     "is quoted); PATH means the graph links the two entities with no supporting passage "
-    "(co-occurrence or inference): treat it as a lead, not a fact."
+    "(co-occurrence or inference): treat it as a lead, not a fact. `truncatedBy` DEPTH says "
+    "there is more beyond the last depth (not a cut: walk from a neighbour's id to follow it); "
+    "NODES, EDGES and CANDIDATES say a bound cut the walk (the text says which to raise)."
+)
+SIZE_NOTE = (
+    "An answer larger than the server's size limit is cut: `cut` says what was left out and "
+    "`nextCursor` continues it (call again with the same arguments and `cursor`)."
 )
 ERRORS_NOTE = (
     "Errors carry a code: MALFORMED (an argument is invalid; the message names it), "
@@ -107,8 +132,9 @@ TOOLS: tuple[types.Tool, ...] = (
             "Start here when the question is about who or what. Returns the best hits first, "
             "each with its status and up to `supportLimit` evidence passages. "
             + EVIDENCE_NOTE
-            + " Use get_entity for one hit's details and relations, walk to explore further. "
-            + ERRORS_NOTE
+            + " Each passage is sent once, in `passages` by id (its document in `documents`); "
+            "hits hold `evidenceIds`. Use get_entity for one hit's details and relations, walk "
+            "to explore further. " + SIZE_NOTE + " " + ERRORS_NOTE
         ),
         inputSchema=_schema(
             {
@@ -122,9 +148,11 @@ TOOLS: tuple[types.Tool, ...] = (
                 "mode": MODE,
                 "limit": _integer(SEARCH_LIMIT),
                 "supportLimit": _integer(SUPPORT_LIMIT),
+                "cursor": CURSOR,
             },
             ["query"],
         ),
+        outputSchema=output_schema("search_entities"),
         annotations=READ_ONLY,
     ),
     types.Tool(
@@ -133,7 +161,10 @@ TOOLS: tuple[types.Tool, ...] = (
         description=(
             "Find source passages by their words or meaning, each with its document. Use it "
             "when the question is about what a text says rather than about an entity, or to "
-            "find wording to quote. " + ERRORS_NOTE
+            "find wording to quote. Hits hold `passageId`; each passage is in `passages` by id. "
+            + SIZE_NOTE
+            + " "
+            + ERRORS_NOTE
         ),
         inputSchema=_schema(
             {
@@ -141,9 +172,11 @@ TOOLS: tuple[types.Tool, ...] = (
                 "scope": SCOPE,
                 "mode": MODE,
                 "limit": _integer(SEARCH_LIMIT),
+                "cursor": CURSOR,
             },
             ["query"],
         ),
+        outputSchema=output_schema("search_passages"),
         annotations=READ_ONLY,
     ),
     types.Tool(
@@ -151,9 +184,10 @@ TOOLS: tuple[types.Tool, ...] = (
         title="Walk relations",
         description=(
             "Follow the stored relations around one entity (an id from search_entities), out to "
-            "depth 1 or 2, in both directions. " + EDGE_NOTE + " Bounds cap the answer; when "
-            "`truncatedBy` is not empty, narrow with relationTypes or raise the bound it names. "
-            "UNAVAILABLE: the entity is missing or has no visible passage in your scope. "
+            "depth 1 or 2, in both directions. " + EDGE_NOTE + " Edges hold `evidenceIds`; each "
+            "passage is in `passages` by id. `nodes` are the entities the edges reach. "
+            + SIZE_NOTE
+            + " UNAVAILABLE: the entity is missing or has no visible passage in your scope. "
             + ERRORS_NOTE
         ),
         inputSchema=_schema(
@@ -165,16 +199,19 @@ TOOLS: tuple[types.Tool, ...] = (
                     "type": "array",
                     "items": {"type": "string", "minLength": 1, "maxLength": 100},
                     "description": (
-                        "Follow only these relation types (e.g. WORKS_FOR); omit for every type. "
+                        "Follow only these relation types, as the edges' `type` names them (a "
+                        "type the graph does not hold walks nothing); omit for every type. "
                         "Graph-owned types (HAS_PART, MENTIONED_IN, ...) are never walked."
                     ),
                 },
                 "maxNodes": _integer(WALK_MAX_NODES),
                 "maxEdges": _integer(WALK_MAX_EDGES),
                 "maxCandidates": _integer(WALK_MAX_CANDIDATES),
+                "cursor": CURSOR,
             },
             ["entityId"],
         ),
+        outputSchema=output_schema("walk"),
         annotations=READ_ONLY,
     ),
     types.Tool(
@@ -186,8 +223,8 @@ TOOLS: tuple[types.Tool, ...] = (
             + EVIDENCE_NOTE
             + " "
             + EDGE_NOTE
-            + " An entity that is missing or outside your scope comes back as `entity: null`. "
-            + ERRORS_NOTE
+            + " Passages are in `passages` by id. An entity that is missing or outside your scope "
+            "comes back as `entity: null`. " + ERRORS_NOTE
         ),
         inputSchema=_schema(
             {
@@ -198,19 +235,28 @@ TOOLS: tuple[types.Tool, ...] = (
             },
             ["id"],
         ),
+        outputSchema=output_schema("get_entity"),
         annotations=READ_ONLY,
     ),
     types.Tool(
         name="get_passage",
         title="Get a passage",
         description=(
-            "One passage by id (an evidence id from another tool), with its full text and its "
-            "document (title, workspace, uri). A passage that is missing, superseded or outside "
-            "your scope comes back as `passage: null`. " + ERRORS_NOTE
+            "One passage by id (an evidence id from another tool) and its document (title, "
+            "workspace, uri), its text read in parts: `length` characters from `offset`; "
+            "`nextOffset` reads on (null at the end). A passage that is missing, superseded or "
+            "outside your scope comes back as `passage: null`. " + ERRORS_NOTE
         ),
         inputSchema=_schema(
-            {"id": {**UUID, "description": "The passage's id."}, "scope": SCOPE}, ["id"]
+            {
+                "id": {**UUID, "description": "The passage's id."},
+                "scope": SCOPE,
+                "offset": _integer(PASSAGE_OFFSET),
+                "length": _integer(PASSAGE_LENGTH),
+            },
+            ["id"],
         ),
+        outputSchema=output_schema("get_passage"),
         annotations=READ_ONLY,
     ),
     types.Tool(
@@ -221,6 +267,7 @@ TOOLS: tuple[types.Tool, ...] = (
             "search_entities can filter on labels whose indexes are both ONLINE. " + ERRORS_NOTE
         ),
         inputSchema=_schema({}, []),
+        outputSchema=output_schema("entity_labels"),
         annotations=READ_ONLY,
     ),
 )

@@ -152,7 +152,9 @@ async def test_every_tool_answers_with_structured_content_and_a_text_naming_the_
         found = structured(await session.call_tool("search_entities", {"query": "ada lovelace"}))
         hit = found["hits"][0]
         assert hit["entity"]["id"] == world.ada and hit["status"] == "SUPPORTED"
-        assert [p["id"] for p in hit["evidence"]] == [world.acme_passages[0]]
+        assert hit["evidenceIds"] == [world.acme_passages[0]]
+        cited = found["passages"][world.acme_passages[0]]
+        assert found["documents"][cited["documentId"]]["title"] == "Engine notes"
         text = text_of(await session.call_tool("search_entities", {"query": "ada lovelace"}))
         assert "Ada Lovelace" in text and "SUPPORTED" in text
         assert '"Ada Lovelace wrote the first program' in text and "Engine notes" in text
@@ -162,13 +164,16 @@ async def test_every_tool_answers_with_structured_content_and_a_text_naming_the_
                 "search_passages", {"query": "first program", "mode": "LEXICAL"}
             )
         )
-        assert passages["hits"][0]["passage"]["id"] == world.acme_passages[0]
-        assert passages["hits"][0]["passage"]["document"]["title"] == "Engine notes"
+        first = passages["hits"][0]["passageId"]
+        assert first == world.acme_passages[0]
+        document = passages["documents"][passages["passages"][first]["documentId"]]
+        assert document["title"] == "Engine notes"
 
         walked = await session.call_tool("walk", {"entityId": world.ada})
         kinds = {(e["type"], e["kind"]) for e in structured(walked)["edges"]}
         assert kinds == {("WROTE_FOR", "ASSERTION"), ("KNEW", "PATH")}
-        assert "-[WROTE_FOR]-> Analytical Engine: ASSERTION" in text_of(walked)
+        engine = world.builder.entity_id("Analytical Engine")
+        assert f"-[WROTE_FOR]-> Analytical Engine (id {engine}): ASSERTION" in text_of(walked)
         assert "Engine notes" in text_of(walked)
 
         entity = await session.call_tool("get_entity", {"id": world.ada})
@@ -414,7 +419,9 @@ async def test_a_result_over_mcp_max_result_chars_is_cut_with_a_note(
         assert len(text) + len(json.dumps(content, ensure_ascii=False)) <= 5000
         assert 0 < len(content["hits"]) < 12
         assert f"{12 - len(content['hits'])} of 12 hits" in content["cut"]
-        assert "lower `limit`" in content["cut"] and text.endswith(content["cut"])
+        # The note names the call that reads the rest (issue 29, point 3).
+        assert f'cursor "{content["nextCursor"]}"' in content["cut"]
+        assert text.endswith(content["cut"])
 
 
 # Round trips ------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """The MCP Inspector's CLI (`@modelcontextprotocol/inspector`, pinned in tests/node/) against
 `/mcp` of `evidencegraph serve` over the demo data, loaded as `evidencegraph demo` loads it: it
-lists the six tools and an agent-style exchange (search_entities → get_entity → walk) answers
-with evidence from the demo data."""
+lists the six tools and an agent-style exchange (search_entities → get_entity → walk → follow
+the walk's cursor) answers with evidence from the demo data. The transcript it writes is the one
+docs/mcp.md shows."""
 
 from __future__ import annotations
 
@@ -47,6 +48,8 @@ async def test_the_inspector_cli_lists_the_tools_and_searches_the_demo_data(
         # What is checked is the answers, not their time; a busy 2-core machine can take more
         # than the default 10 s for a first search on a cold page cache.
         "NEO4J_QUERY_TIMEOUT_SECONDS": "120",
+        # Small enough that a default walk is cut, so the session follows its cursor.
+        "MCP_MAX_RESULT_CHARS": "10000",
     }
     # Loaded here rather than by `demo`, so the server's start is not timed with the load.
     assert await load_demo(Settings.from_environ(environment)) == ALEX_MERCER
@@ -82,6 +85,19 @@ async def test_the_inspector_cli_lists_the_tools_and_searches_the_demo_data(
             *("--method", "tools/call", "--tool-name", "walk"),
             *("--tool-arg", f"entityId={ALEX_MERCER}", "--tool-arg", "maxEdges=3"),
         )
+        cut = await inspector(
+            url,
+            transcript,
+            *("--method", "tools/call", "--tool-name", "walk"),
+            *("--tool-arg", f"entityId={ALEX_MERCER}"),
+        )
+        cursor = cut["structuredContent"]["nextCursor"]
+        following = await inspector(
+            url,
+            transcript,
+            *("--method", "tools/call", "--tool-name", "walk"),
+            *("--tool-arg", f"entityId={ALEX_MERCER}", "--tool-arg", f"cursor={cursor}"),
+        )
     (tmp_path / "transcript.txt").write_text("\n".join(transcript))
     assert {tool["name"] for tool in listed["tools"]} == {
         "search_entities",
@@ -93,10 +109,15 @@ async def test_the_inspector_cli_lists_the_tools_and_searches_the_demo_data(
     }
     hits = found["structuredContent"]["hits"]
     assert hits[0]["entity"]["id"] == ALEX_MERCER and hits[0]["status"] == "SUPPORTED"
-    assert hits[0]["evidence"][0]["document"]["workspace"] == "demo"
+    cited = found["structuredContent"]["passages"][hits[0]["evidenceIds"][0]]
+    assert found["structuredContent"]["documents"][cited["documentId"]]["workspace"] == "demo"
     assert "ALEX MERCER" in found["content"][0]["text"]
     assert entity["structuredContent"]["entity"]["name"] == "ALEX MERCER"
     assert len(entity["structuredContent"]["relations"]["edges"]) == 3
     edges = walked["structuredContent"]["edges"]
-    assert len(edges) == 3 and all(e["kind"] == "ASSERTION" and e["evidence"] for e in edges)
+    assert len(edges) == 3 and all(e["kind"] == "ASSERTION" and e["evidenceIds"] for e in edges)
     assert "EDGES" in walked["structuredContent"]["truncatedBy"]
+    first_page = [edge["id"] for edge in cut["structuredContent"]["edges"]]
+    next_page = [edge["id"] for edge in following["structuredContent"]["edges"]]
+    assert first_page and next_page and not set(first_page) & set(next_page)
+    assert f'cursor "{cursor}"' in cut["content"][0]["text"]
