@@ -8,6 +8,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+import pyarrow.parquet as pq
+
 from contract.identifiers import workspace_id
 from contract.scope import Scope
 from embedding.hashing import HashEmbedder
@@ -23,7 +26,7 @@ from ingest.loader import Loader
 from tests.conftest import TEST_DIMENSION
 from tests.support.load_helpers import bundle_line, entity, relation, uid
 
-TWO_DOCUMENTS = Path(__file__).resolve().parent.parent / "data" / "graphrag-v1-two-documents"
+CANONICAL = "0b6f5d1e-2c1a-4f43-9a57-1f0a6d2b9c11"  # a file's id that is a canonical UUID
 ACME = Scope(("acme",))
 GLOBEX = Scope(("globex",))
 
@@ -226,7 +229,8 @@ def graph_document(source: str, description: str) -> dict[str, Any]:
 
 async def load_langchain(graph: Graph, path: Path, workspace: str) -> list[str | None]:
     export = read_graph_documents(path, workspace)
-    return [await loader(graph).load_line(line) for _, line in export.lines]
+    load = loader(graph)  # one per file, as `evidencegraph load` has
+    return [await load.load_line(line) for _, line in export.lines]
 
 
 async def test_the_same_langchain_name_in_two_workspaces_is_two_entities_each_its_own(
@@ -269,23 +273,62 @@ async def test_the_same_langchain_file_loads_into_two_workspaces_side_by_side(
     ]
 
 
+def small_graphrag_folder(folder: Path) -> Path:
+    """One document, two text units, two entities (one id a canonical UUID already), an
+    assertion and a path between them: GraphRAG 1.x table names."""
+    tables: dict[str, dict[str, list[Any]]] = {
+        "create_final_documents": {"id": [CANONICAL], "title": ["Notes"]},
+        "create_final_text_units": {
+            "id": ["tu-1", "tu-2"],
+            "text": ["Ada met Grace.", "Grace wrote."],
+            "document_ids": [[CANONICAL], [CANONICAL]],
+        },
+        "create_final_entities": {
+            "id": [CANONICAL, "grace"],
+            "title": ["ADA", "GRACE"],
+            "type": ["PERSON", "PERSON"],
+            "description": ["a mathematician", "a rear admiral"],
+            "text_unit_ids": [["tu-1"], ["tu-1", "tu-2"]],
+        },
+        "create_final_relationships": {
+            "id": ["met", "knew"],
+            "source": ["ADA", "GRACE"],
+            "target": ["GRACE", "ADA"],
+            "description": ["met", "knew"],
+            "weight": [1.0, 1.0],
+            "text_unit_ids": [["tu-1"], []],
+        },
+    }
+    for name, columns in tables.items():
+        pq.write_table(pa.table(columns), folder / f"{name}.parquet")
+    return folder
+
+
 async def test_the_same_graphrag_folder_loads_into_two_workspaces_side_by_side(
-    graph: Graph,
+    graph: Graph, tmp_path: Path
 ) -> None:
-    for workspace in ("acme", "globex"):
-        versions = read_graphrag(TWO_DOCUMENTS, workspace).versions
-        assert [await loader(graph).load_line(v) for v in versions] == [None] * len(versions)
-    acme, globex = (read_graphrag(TWO_DOCUMENTS, w).versions for w in ("acme", "globex"))
-    for versions, scope in ((acme, ACME), (globex, GLOBEX)):
-        ids = [e.id for v in versions for e in v.entities]
-        records = await lookups.entities_by_id(graph, scope, ids)
-        assert all(record is not None for record in records), scope
-    own = {e.id for v in acme for e in v.entities}
-    assert not own & {e.id for v in globex for e in v.entities}
-    assert await lookups.entities_by_id(graph, GLOBEX, sorted(own)) == [None] * len(own)
+    folder = small_graphrag_folder(tmp_path)
+    exports = {workspace: read_graphrag(folder, workspace) for workspace in ("acme", "globex")}
+    for workspace, export in exports.items():
+        load = loader(graph)  # one per folder, as `evidencegraph load` has
+        assert [await load.load_line(v) for v in export.versions] == [None], workspace
+    for (workspace, export), scope in zip(exports.items(), (ACME, GLOBEX), strict=True):
+        entities = export.versions[0].entities
+        records = await lookups.entities_by_id(graph, scope, [e.id for e in entities])
+        assert [(r.name, r.source_id) for r in records if r is not None] == [
+            ("ADA", CANONICAL),
+            ("GRACE", "grace"),
+        ], workspace
+    acme_ids = {e.id for e in exports["acme"].versions[0].entities}
+    assert await lookups.entities_by_id(graph, GLOBEX, sorted(acme_ids)) == [None, None]
     relations = await graph.read(
         "MATCH (a:Entity)-[r]->(b:Entity) RETURN a.workspace AS a, r.workspace AS r,"
-        " b.workspace AS b, r.sourceId IS NOT NULL AS kept",
+        " b.workspace AS b, r.sourceId AS source ORDER BY r, source",
         {},
     )
-    assert relations and all(row["a"] == row["r"] == row["b"] and row["kept"] for row in relations)
+    assert [tuple(row.values()) for row in relations] == [
+        ("acme", "acme", "acme", "knew"),
+        ("acme", "acme", "acme", "met"),
+        ("globex", "globex", "globex", "knew"),
+        ("globex", "globex", "globex", "met"),
+    ]
