@@ -32,3 +32,17 @@ def canonical_id(value: str, kind: str) -> str:
     if is_canonical_uuid(lowered):
         return lowered
     return str(uuid.uuid5(DERIVED_ID_NAMESPACE, f"{kind}:{value}"))
+
+
+def workspace_id(workspace: str, value: str, kind: str) -> str:
+    """The id a loader derives for `value` (a file's own id of table `kind`) in `workspace`:
+    a UUID5 of the workspace and `canonical_id(value, kind)`, even when `value` is a canonical
+    UUID already, so the same file loads into two workspaces side by side and each keeps its
+    own (contract §2 "Ownership": ids the loaders derive include the workspace).
+
+    >>> workspace_id("acme", "x", "entity") == workspace_id("acme", "x", "entity")
+    True
+    >>> workspace_id("acme", "x", "entity") != workspace_id("globex", "x", "entity")
+    True
+    """
+    return str(uuid.uuid5(DERIVED_ID_NAMESPACE, f"{workspace}\x00{canonical_id(value, kind)}"))

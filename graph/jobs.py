@@ -14,8 +14,18 @@ whole or the new one whole (docs/graph-model.md, "Readers"). What the first tran
 the commit links is hidden by the version itself until the second moves it, so the second
 adds nothing the new version's passages are found through. A crash leaves a RUNNING job
 behind; `recover_stale_jobs` marks it FAILED and removes what it wrote: its chunks and its
-staging, the only things it wrote. Entities and relations merge by id across documents when
-a commit applies them.
+staging, the only things it wrote. Entities and relations merge by id across the documents
+of one workspace when a commit applies them.
+
+Ownership (contract §2 "Ownership"): every entity and relation a job creates is its
+workspace's (`workspace`, graph/ownership.py), and a commit changes, mentions and links only
+its own workspace's entities, relations and passages. The loader refuses a line that names
+anyone else's (ingest/reference_check.py); the statements below hold to it by themselves as
+well: an entity or relation stored with another owner is left as it is, and a passage of
+another workspace's document is never linked, so no path to them (a race with another load,
+a caller that skips the check) can change another workspace's data. An entity or relation
+with no owner (another pipeline's, contract §2) is no workspace's; keeping a load away from
+it is the check's part.
 """
 
 from __future__ import annotations
@@ -28,6 +38,7 @@ from typing import Any, LiteralString
 
 from graph.driver import Graph
 from graph.mention_order import FORGET_MENTIONS_OF_CHUNK, ORDER_NEW_MENTIONS
+from graph.ownership import workspace_key
 
 # Setting a property takes the document's write lock before the versions are read, so two
 # jobs of one document allocate one after the other: the second reads the first's Job
@@ -35,7 +46,7 @@ from graph.mention_order import FORGET_MENTIONS_OF_CHUNK, ORDER_NEW_MENTIONS
 # the same transaction, so no reader ever sees it.
 BEGIN_JOB: LiteralString = """
 MERGE (d:Document {id: $documentId})
-  ON CREATE SET d.workspace = $workspace, d.currentVersion = 0
+  ON CREATE SET d.workspace = $workspace, d.currentVersion = 0, d.sourceId = $sourceId
 SET d.allocatingVersion = true
 WITH d
 OPTIONAL MATCH (earlier:Job {documentId: d.id})
@@ -48,12 +59,14 @@ REMOVE d.allocatingVersion
 RETURN d.workspace AS workspace, version
 """
 
+# `workspaceKey` is the key of the document's workspace (graph/ownership.py), for the
+# lexical index's candidates.
 WRITE_PASSAGES: LiteralString = """
 MATCH (d:Document {id: $documentId})
 UNWIND $passages AS p
 CREATE (c:Chunk {id: p.id, documentId: $documentId, version: $version, position: p.position,
-                 text: p.text, jobId: $jobId})
-SET c.embedding = p.embedding
+                 text: p.text, jobId: $jobId, workspaceKey: $workspaceKey})
+SET c.embedding = p.embedding, c.sourceId = p.sourceId
 CREATE (d)-[:HAS_PART]->(c)
 """
 
@@ -65,7 +78,7 @@ WRITE_ENTITIES: LiteralString = """
 UNWIND $entities AS row
 CREATE (s:StagedEntity {jobId: $jobId, id: row.id, name: row.name, labels: row.labels,
                         mentions: row.mentions})
-SET s.description = row.description, s.embedding = row.embedding
+SET s.description = row.description, s.embedding = row.embedding, s.sourceId = row.sourceId
 """
 
 # A staged relation carries the relation's own properties under their names, and what the
@@ -108,12 +121,14 @@ MATCH (j:Job {id: $jobId}) WHERE j.status = 'RUNNING'
 SET j.status = 'COMMITTED', j.finishedAt = datetime(),
     j.contentHash = coalesce($contentHash, j.contentHash), j.unpublished = true
 WITH j
-CALL (j) {
+OPTIONAL MATCH (d:Document {id: j.documentId})
+CALL (j, d) {
   MATCH (s:StagedEntity {jobId: j.id})
   MERGE (e:Entity {id: s.id})
     ON CREATE SET e.name = s.name, e.description = s.description, e.embedding = s.embedding,
-                  e:$(s.labels)
-  WITH e, s
+                  e.sourceId = s.sourceId, e.workspace = d.workspace,
+                  e.workspaceKey = $workspaceKey, e:$(s.labels)
+  WITH e, s WHERE coalesce(e.workspace, d.workspace) = d.workspace
   CALL (e, s) {
     UNWIND s.mentions AS passageId
     MATCH (c:Chunk {id: passageId}) WHERE c.jobId = s.jobId
@@ -123,12 +138,16 @@ CALL (j) {
     + """
   }
 }
-CALL (j) {
+CALL (j, d) {
   MATCH (s:StagedRelation {stagedJobId: j.id})
   WITH s, [p IN s.stagedPassageIds WHERE EXISTS { MATCH (:Chunk {id: p, jobId: j.id}) }] AS own
   WHERE size(own) > 0
   MATCH (source:Entity {id: s.stagedSource}), (target:Entity {id: s.stagedTarget})
+  WHERE coalesce(source.workspace, d.workspace) = d.workspace
+    AND coalesce(target.workspace, d.workspace) = d.workspace
   MERGE (source)-[r:$(s.stagedType) {id: s.stagedId}]->(target)
+    ON CREATE SET r.workspace = d.workspace
+  WITH r, own WHERE coalesce(r.workspace, d.workspace) = d.workspace
   SET r.passageIds = reduce(ids = coalesce(r.passageIds, []), p IN own |
                             CASE WHEN p IN ids THEN ids ELSE ids + p END)
 }
@@ -149,16 +168,22 @@ RETURN j.id AS id
 PUBLISH_VERSION: LiteralString = (
     """
 MATCH (j:Job {id: $jobId}) WHERE j.status = 'COMMITTED'
-CALL (j) {
+MATCH (d:Document {id: j.documentId})
+CALL (j, d) {
   MATCH (s:StagedEntity {jobId: j.id})
   MERGE (e:Entity {id: s.id})
-  SET e.name = s.name, e.description = coalesce(s.description, e.description),
-      e.embedding = coalesce(s.embedding, e.embedding)
-  SET e:$(s.labels)
+    ON CREATE SET e.workspace = d.workspace, e.workspaceKey = $workspaceKey
   WITH e, s
-  CALL (e, s) {
+  CALL (e, s, d) {
+    WITH * WHERE coalesce(e.workspace, d.workspace) = d.workspace
+    SET e.name = s.name, e.description = coalesce(s.description, e.description),
+        e.embedding = coalesce(s.embedding, e.embedding),
+        e.sourceId = coalesce(s.sourceId, e.sourceId)
+    SET e:$(s.labels)
+    WITH e, s, d
     UNWIND s.mentions AS passageId
     MATCH (c:Chunk {id: passageId})
+    WHERE EXISTS { MATCH (:Document {id: c.documentId, workspace: d.workspace}) }
     MERGE (e)-[m:MENTIONED_IN]->(c)
     """
     + ORDER_NEW_MENTIONS
@@ -166,18 +191,26 @@ CALL (j) {
   }
   DELETE s
 }
-CALL (j) {
+CALL (j, d) {
   MATCH (s:StagedRelation {stagedJobId: j.id})
-  MATCH (source:Entity {id: s.stagedSource}), (target:Entity {id: s.stagedTarget})
-  MERGE (source)-[r:$(s.stagedType) {id: s.stagedId}]->(target)
-  SET r += properties(s)
-  SET r.passageIds = reduce(ids = coalesce(r.passageIds, []), p IN s.stagedPassageIds |
-                            CASE WHEN p IN ids THEN ids ELSE ids + p END)
-  REMOVE r.stagedJobId, r.stagedId, r.stagedType, r.stagedSource, r.stagedTarget,
-         r.stagedPassageIds
+  CALL (s, d) {
+    MATCH (source:Entity {id: s.stagedSource}), (target:Entity {id: s.stagedTarget})
+    WHERE coalesce(source.workspace, d.workspace) = d.workspace
+    AND coalesce(target.workspace, d.workspace) = d.workspace
+    MERGE (source)-[r:$(s.stagedType) {id: s.stagedId}]->(target)
+      ON CREATE SET r.workspace = d.workspace
+    WITH r, s, d WHERE coalesce(r.workspace, d.workspace) = d.workspace
+    WITH r, s, [p IN s.stagedPassageIds WHERE EXISTS {
+                  MATCH (c:Chunk {id: p}), (home:Document {id: c.documentId})
+                  WHERE home.workspace = d.workspace }] AS linkable
+    SET r += properties(s)
+    SET r.passageIds = reduce(ids = coalesce(r.passageIds, []), p IN linkable |
+                              CASE WHEN p IN ids THEN ids ELSE ids + p END)
+    REMOVE r.stagedJobId, r.stagedId, r.stagedType, r.stagedSource, r.stagedTarget,
+           r.stagedPassageIds
+  }
   DELETE s
 }
-MATCH (d:Document {id: j.documentId})
 SET d.currentVersion = CASE WHEN j.version > d.currentVersion THEN j.version
                             ELSE d.currentVersion END,
     d.title = coalesce(j.title, d.title), d.uri = coalesce(j.uri, d.uri)
@@ -188,7 +221,8 @@ RETURN d.currentVersion AS currentVersion
 
 UNPUBLISHED_JOBS: LiteralString = """
 MATCH (j:Job {status: 'COMMITTED'}) WHERE j.unpublished
-RETURN j.id AS id ORDER BY j.finishedAt
+OPTIONAL MATCH (d:Document {id: j.documentId})
+RETURN j.id AS id, d.workspace AS workspace ORDER BY j.finishedAt
 """
 
 JOB_STATUS: LiteralString = "MATCH (j:Job {id: $jobId}) RETURN j.status AS status"
@@ -245,6 +279,7 @@ class Job:
     id: str
     document_id: str
     version: int
+    workspace: str  # its document's
 
 
 async def begin_job(
@@ -254,8 +289,10 @@ async def begin_job(
     title: str | None = None,
     uri: str | None = None,
     job_id: str | None = None,
+    source_id: str | None = None,
 ) -> Job:
-    """Create a RUNNING job writing the document's next version."""
+    """Create a RUNNING job writing the document's next version; `source_id` is the id the
+    document has in the file it was loaded from (GraphRAG's, say), kept on a new document."""
     job_id = job_id or str(uuid.uuid4())
     rows = await graph.write(
         BEGIN_JOB,
@@ -265,6 +302,7 @@ async def begin_job(
             "jobId": job_id,
             "title": title,
             "uri": uri,
+            "sourceId": source_id,
         },
     )
     row = rows[0]
@@ -273,7 +311,7 @@ async def begin_job(
         raise WorkspaceMismatch(
             f"document {document_id} belongs to workspace {row['workspace']!r}, not {workspace!r}"
         )
-    return Job(job_id, document_id, int(row["version"]))
+    return Job(job_id, document_id, int(row["version"]), workspace)
 
 
 async def write_passages(graph: Graph, job: Job, passages: Sequence[dict[str, Any]]) -> None:
@@ -284,7 +322,8 @@ async def write_passages(graph: Graph, job: Job, passages: Sequence[dict[str, An
             "documentId": job.document_id,
             "version": job.version,
             "jobId": job.id,
-            "passages": [{"embedding": None, **p} for p in passages],
+            "workspaceKey": workspace_key(job.workspace),
+            "passages": [{"embedding": None, "sourceId": None, **p} for p in passages],
         },
     )
 
@@ -296,7 +335,8 @@ async def write_entities(graph: Graph, job: Job, entities: Sequence[dict[str, An
         {
             "jobId": job.id,
             "entities": [
-                {"description": None, "embedding": None, "mentions": [], **e} for e in entities
+                {"description": None, "embedding": None, "mentions": [], "sourceId": None, **e}
+                for e in entities
             ],
         },
     )
@@ -322,15 +362,22 @@ async def commit_job(graph: Graph, job: Job, content_hash: str | None = None) ->
     the same line can be recognised as unchanged. A job whose status was committed is never
     failed: if the second step does not happen, `jobs recover` finishes it.
     """
-    if not await graph.write(COMMIT_JOB, {"jobId": job.id, "contentHash": content_hash}):
+    parameters = {
+        "jobId": job.id,
+        "contentHash": content_hash,
+        "workspaceKey": workspace_key(job.workspace),
+    }
+    if not await graph.write(COMMIT_JOB, parameters):
         raise RuntimeError(f"job {job.id} is no longer RUNNING; it was recovered meanwhile")
-    return await _publish(graph, job.id)
+    return await _publish(graph, job.id, job.workspace)
 
 
-async def _publish(graph: Graph, job_id: str) -> int:
+async def _publish(graph: Graph, job_id: str, workspace: str) -> int:
     # Idempotent (the version never moves backwards), so a recovery running beside a live
     # commit does no harm.
-    rows = await graph.write(PUBLISH_VERSION, {"jobId": job_id})
+    rows = await graph.write(
+        PUBLISH_VERSION, {"jobId": job_id, "workspaceKey": workspace_key(workspace)}
+    )
     if not rows:
         raise RuntimeError(f"job {job_id} has no document to publish to")
     return int(rows[0]["currentVersion"])
@@ -348,10 +395,10 @@ async def fail_job(graph: Graph, job_id: str) -> None:
 
 async def publish_committed_jobs(graph: Graph) -> list[str]:
     """Finish every commit that stopped between its two steps; return the jobs' ids."""
-    job_ids = [row["id"] for row in await graph.read(UNPUBLISHED_JOBS, {})]
-    for job_id in job_ids:
-        await _publish(graph, job_id)
-    return job_ids
+    rows = await graph.read(UNPUBLISHED_JOBS, {})
+    for row in rows:
+        await _publish(graph, row["id"], row["workspace"] or "")
+    return [row["id"] for row in rows]
 
 
 async def recover_stale_jobs(graph: Graph, older_than: timedelta) -> list[str]:

@@ -30,7 +30,7 @@ from graph.visibility import (
 # The map projections below are the shapes `records.*.from_map` reads.
 def _document_map(current_version: LiteralString) -> LiteralString:
     return (
-        "{id: d.id, workspace: d.workspace, title: d.title, uri: d.uri,"
+        "{id: d.id, workspace: d.workspace, title: d.title, uri: d.uri, sourceId: d.sourceId,"
         " currentVersion: " + current_version + "}"
     )
 
@@ -39,12 +39,11 @@ DOCUMENT_MAP: LiteralString = _document_map("d.currentVersion")
 # Passages are projected only once found current, when their version is the document's:
 # reading `d.currentVersion` again could meet a commit that landed since the check.
 PASSAGE_MAP: LiteralString = (
-    "{id: c.id, text: c.text, position: c.position, version: c.version, document: "
-    + _document_map("c.version")
-    + "}"
+    "{id: c.id, text: c.text, position: c.position, version: c.version, sourceId: c.sourceId,"
+    " document: " + _document_map("c.version") + "}"
 )
 ENTITY_MAP: LiteralString = (
-    "{id: e.id, name: e.name, description: e.description,"
+    "{id: e.id, name: e.name, description: e.description, sourceId: e.sourceId,"
     " labels: [label IN labels(e) WHERE NOT label IN $graphOwnedLabels]}"
 )
 

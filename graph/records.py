@@ -13,6 +13,7 @@ class DocumentRecord:
     title: str | None
     uri: str | None
     current_version: int
+    source_id: str | None = None  # its id in the file it was loaded from (graph/ownership.py)
 
     @classmethod
     def from_map(cls, value: dict[str, Any]) -> DocumentRecord:
@@ -22,6 +23,7 @@ class DocumentRecord:
             title=value.get("title"),
             uri=value.get("uri"),
             current_version=value["currentVersion"],
+            source_id=value.get("sourceId"),
         )
 
 
@@ -32,6 +34,7 @@ class PassageRecord:
     position: int
     version: int
     document: DocumentRecord
+    source_id: str | None = None  # its id in the file it was loaded from (graph/ownership.py)
 
     @classmethod
     def from_map(cls, value: dict[str, Any]) -> PassageRecord:
@@ -41,6 +44,7 @@ class PassageRecord:
             position=value["position"],
             version=value["version"],
             document=DocumentRecord.from_map(value["document"]),
+            source_id=value.get("sourceId"),
         )
 
 
@@ -50,6 +54,7 @@ class EntityRecord:
     name: str
     labels: tuple[str, ...]
     description: str | None
+    source_id: str | None = None  # its id in the file it was loaded from (graph/ownership.py)
 
     @classmethod
     def from_map(cls, value: dict[str, Any]) -> EntityRecord:
@@ -58,4 +63,5 @@ class EntityRecord:
             name=value["name"] if value.get("name") is not None else "",
             labels=tuple(value["labels"]),
             description=value.get("description"),
+            source_id=value.get("sourceId"),
         )

@@ -66,7 +66,7 @@ BEGIN_RETIREMENTS: LiteralString = (
     "  SET d.retiredVersions = coalesce(d.retiredVersions, []) + version"
     " }"
     " REMOVE d.allocatingVersion"
-    " RETURN d.id AS documentId, row.jobId AS jobId,"
+    " RETURN d.id AS documentId, d.workspace AS workspace, row.jobId AS jobId,"
     "  CASE WHEN alreadyRetired THEN null ELSE version END AS version"
 )
 
@@ -137,7 +137,7 @@ async def begin_retirements(
     ]
     rows = await graph.write(BEGIN_RETIREMENTS, {"documents": documents})
     begun = [
-        Job(row["jobId"], row["documentId"], int(row["version"]))
+        Job(row["jobId"], row["documentId"], int(row["version"]), row["workspace"])
         for row in rows
         if row["version"] is not None
     ]

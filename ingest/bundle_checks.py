@@ -16,12 +16,14 @@ from contract.arguments import MAX_NAME_LENGTH, has_control_character
 from contract.identifiers import is_canonical_uuid
 from graph.cypher_names import is_load_name
 from graph.jobs import STAGED_RELATION_KEYS
+from graph.ownership import OWNER, SOURCE_ID
 from ingest.document_version import PropertyValue
 
 MAX_REPORTED = 5  # problems named in a reason; the rest are counted
 _INT64_MAX = 2**63 - 1  # Neo4j integers are 64-bit
 # Relation properties the write path itself sets; a bundle property must not overwrite them.
-RESERVED_RELATION_PROPERTIES = ("id", "passageIds", *STAGED_RELATION_KEYS)
+# `workspace` is the relation's owner and `sourceId` its id in a loaded file (graph/ownership).
+RESERVED_RELATION_PROPERTIES = ("id", "passageIds", OWNER, SOURCE_ID, *STAGED_RELATION_KEYS)
 _STAND_INS: tuple[object, ...] = ("", -1)
 
 

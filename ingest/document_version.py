@@ -23,12 +23,20 @@ from typing import Any
 PropertyValue = str | int | float | bool
 
 
+# `source_id` (on documents, passages, entities and relations) is the id the thing has in the
+# file a reader derived its id from (a GraphRAG table's `id`, a LangChain node's `id`), kept
+# as `sourceId` so users find their data again by it (contract §10). Bundle lines carry their
+# own ids and have none; it is no part of the line's JSON or its content hash, since the
+# derived id already follows from it.
+
+
 @dataclass(frozen=True, slots=True)
 class DocumentInfo:
     id: str
     workspace: str
     title: str | None = None
     uri: str | None = None
+    source_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +45,7 @@ class PassageInput:
     position: int
     text: str
     embedding: tuple[float, ...] | None = None  # None: the loader computes it
+    source_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +56,7 @@ class EntityInput:
     description: str | None = None
     mentions: tuple[str, ...] = ()  # passage ids
     embedding: tuple[float, ...] | None = None  # None: the loader computes it
+    source_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +67,7 @@ class RelationInput:
     target: str  # entity id
     passage_ids: tuple[str, ...] = ()  # empty: the relation is a path (contract §2)
     properties: dict[str, PropertyValue] = field(default_factory=dict)
+    source_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +87,12 @@ class DocumentVersion:
         """Entity ids the line's relations name as ends but the line does not hold."""
         referenced = [end for r in self.relations for end in (r.source, r.target)]
         return _missing(referenced, {e.id for e in self.entities})
+
+    def named_entity_ids(self) -> tuple[str, ...]:
+        """Every entity id the line names: its own entities and its relations' ends."""
+        named = [e.id for e in self.entities]
+        named += [end for r in self.relations for end in (r.source, r.target)]
+        return tuple(sorted(set(named)))
 
     def to_json(self) -> dict[str, Any]:
         """The bundle line (contract §10) this version reads from; absent optionals are omitted."""

@@ -6,7 +6,10 @@ its label (`PERSON` → `Person`, `GEO` → `Geo`; runs of other characters beco
 `ORGANIZATION/GROUP` → `Organization_Group`; no type → `Thing`), its `title` its name, its
 `text_unit_ids` its mentions; a relationship is a `RELATED_TO` relation between the entities its
 `source`/`target` titles name, keeping `description` and `weight`, with `text_unit_ids` as
-`passageIds`; canonical UUID ids are kept, others become UUID5s derived from them.
+`passageIds`. Every id taken from the folder (document, text unit, entity, relationship) is
+made per workspace: a UUID5 of the workspace and the file's id, even when that is a canonical
+UUID (contract §2 "Ownership"), so the same folder loads into two workspaces side by side; the
+file's own id is kept as `sourceId`.
 
 Across documents a line may only refer to what it or an earlier line writes (an id that
 exists nowhere makes the line invalid), so documents go in GraphRAG's order; an entity
@@ -26,7 +29,7 @@ from typing import Any
 
 from contract.arguments import MAX_NAME_LENGTH
 from contract.graph_owned import GRAPH_OWNED_LABELS
-from contract.identifiers import canonical_id
+from contract.identifiers import workspace_id
 from ingest.bundle_checks import is_finite_number
 from ingest.document_version import (
     DocumentInfo,
@@ -76,10 +79,11 @@ def read_graphrag(folder: Path, workspace: str) -> GraphRagExport:
         raise ValueError("the workspace must not be empty")
     tables = locate_tables(folder)
     tally = Tally(notes=list(tables.notes))
-    documents = _documents(tables.documents.rows(), workspace, tally)
-    passages, homes = _passages(tables.text_units.rows(), documents, tally)
-    entities, by_title = _entities(tables.entities.rows(), homes, tally)
-    relations = _relations(tables.relationships.rows(), by_title, homes, tally)
+    ids = _Ids(workspace, tally)
+    documents = _documents(tables.documents.rows(), ids)
+    passages, homes = _passages(tables.text_units.rows(), documents, ids)
+    entities, by_title = _entities(tables.entities.rows(), homes, ids)
+    relations = _relations(tables.relationships.rows(), by_title, homes, ids)
     if not documents:
         for _ in [*entities, *relations]:
             tally.add("without_document", "the documents table is empty")
@@ -113,31 +117,57 @@ class _Entity:
     first: int  # the first line the entity is written in
 
 
-def _documents(rows: list[dict[str, Any]], workspace: str, tally: Tally) -> list[DocumentInfo]:
+@dataclass(frozen=True, slots=True)
+class _Ids:
+    """The folder's ids as the workspace's (contract §2: derived per workspace)."""
+
+    workspace: str
+    tally: Tally
+
+    def of(self, value: object, kind: str) -> str:
+        return workspace_id(self.workspace, str(value), kind)
+
+    def new(self, row: dict[str, Any], kind: str, seen: Container[str]) -> str | None:
+        """The row's id, or None (counted) if it has none or repeats one."""
+        what = kind.replace("_", " ")
+        if row["id"] is None:
+            self.tally.add("rows_without_id", f"a {what}")
+            return None
+        new_id = self.of(row["id"], kind)
+        if new_id in seen:
+            self.tally.add("duplicate_ids", f"{what} {row['id']}")
+            return None
+        return new_id
+
+
+def _documents(rows: list[dict[str, Any]], ids: _Ids) -> list[DocumentInfo]:
     documents: dict[str, DocumentInfo] = {}
     for row in rows:
-        document_id = _new_id(row, "document", documents, tally)
+        document_id = ids.new(row, "document", documents)
         if document_id is None:
             continue
         title = row["title"] if isinstance(row["title"], str) and row["title"] else None
-        documents[document_id] = DocumentInfo(document_id, workspace, title)
+        documents[document_id] = DocumentInfo(
+            document_id, ids.workspace, title, source_id=str(row["id"])
+        )
     return list(documents.values())
 
 
 def _passages(
-    rows: list[dict[str, Any]], documents: list[DocumentInfo], tally: Tally
+    rows: list[dict[str, Any]], documents: list[DocumentInfo], ids: _Ids
 ) -> tuple[list[list[PassageInput]], dict[str, int]]:
     """Each document's passages, and the document index of every passage id."""
     index = {document.id: position for position, document in enumerate(documents)}
     passages: list[list[PassageInput]] = [[] for _ in documents]
     homes: dict[str, int] = {}
+    tally = ids.tally
     for row in rows:
-        passage_id = _new_id(row, "text_unit", homes, tally)
+        passage_id = ids.new(row, "text_unit", homes)
         if passage_id is None:
             continue
         named = row["document_ids"]
         named = [named] if isinstance(named, str) else list(named or [])
-        found = sorted({index[d] for d in _ids(named, "document") if d in index})
+        found = sorted({index[d] for d in _ids(named, "document", ids) if d in index})
         if not found:
             tally.add("text_units_without_document", str(row["id"]))
             continue
@@ -145,26 +175,29 @@ def _passages(
             tally.add("text_units_in_several_documents", str(row["id"]))
         home = found[0]  # a passage belongs to one document: the first that names it
         text = row["text"] if isinstance(row["text"], str) else ""
-        passages[home].append(PassageInput(passage_id, len(passages[home]), text))
+        passages[home].append(
+            PassageInput(passage_id, len(passages[home]), text, source_id=str(row["id"]))
+        )
         homes[passage_id] = home
     return passages, homes
 
 
 def _entities(
-    rows: list[dict[str, Any]], homes: dict[str, int], tally: Tally
+    rows: list[dict[str, Any]], homes: dict[str, int], ids: _Ids
 ) -> tuple[list[_Entity], dict[str, _Entity]]:
     """Every entity in table order, and the entity each title names (the first to bear it)."""
     entities: dict[str, _Entity] = {}
     by_title: dict[str, _Entity] = {}
+    tally = ids.tally
     for row in rows:
-        entity_id, title = _new_id(row, "entity", entities, tally), row["title"]
+        entity_id, title = ids.new(row, "entity", entities), row["title"]
         if entity_id is None:
             continue
         if not isinstance(title, str) or not title:
             tally.add("rows_without_id", f"entity {row['id']} (no title)")
             continue
         mentions: dict[int, list[str]] = {}
-        for passage_id in _known(row["text_unit_ids"], homes, tally):
+        for passage_id in _known(row["text_unit_ids"], homes, ids):
             mentions.setdefault(homes[passage_id], []).append(passage_id)
         description = row["description"]
         entity = _Entity(
@@ -173,6 +206,7 @@ def _entities(
                 labels=(_label(row["type"], tally),),
                 name=title,
                 description=description if isinstance(description, str) and description else None,
+                source_id=str(row["id"]),
             ),
             mentions,
             first=min(mentions, default=0),
@@ -186,19 +220,20 @@ def _entities(
 
 
 def _relations(
-    rows: list[dict[str, Any]], by_title: dict[str, _Entity], homes: dict[str, int], tally: Tally
+    rows: list[dict[str, Any]], by_title: dict[str, _Entity], homes: dict[str, int], ids: _Ids
 ) -> list[tuple[int, RelationInput]]:
     """Every relation that resolves, with the line it goes in."""
     relations: dict[str, tuple[int, RelationInput]] = {}
+    tally = ids.tally
     for row in rows:
-        relation_id = _new_id(row, "relationship", relations, tally)
+        relation_id = ids.new(row, "relationship", relations)
         if relation_id is None:
             continue
         source, target = by_title.get(row["source"]), by_title.get(row["target"])
         if source is None or target is None:
             tally.add("relationships_unresolved", f"{row['source']} -> {row['target']}")
             continue
-        support = _known(row["text_unit_ids"], homes, tally)
+        support = _known(row["text_unit_ids"], homes, ids)
         properties: dict[str, PropertyValue] = {}
         if isinstance(row["description"], str) and row["description"]:
             properties["description"] = row["description"]
@@ -212,39 +247,27 @@ def _relations(
             target.input.id,
             passage_ids=tuple(support),
             properties=properties,
+            source_id=str(row["id"]),
         )
         line = max([source.first, target.first, *(homes[p] for p in support)])
         relations[relation_id] = (line, relation)
     return list(relations.values())
 
 
-def _known(text_unit_ids: Iterable[str] | None, homes: dict[str, int], tally: Tally) -> list[str]:
+def _known(text_unit_ids: Iterable[str] | None, homes: dict[str, int], ids: _Ids) -> list[str]:
     """The passage ids of these text units, in order, once each; unknown ones are dropped."""
     known: dict[str, None] = {}  # ordered, unique
     for value in text_unit_ids or []:
-        passage_id = canonical_id(str(value), "text_unit")
+        passage_id = ids.of(value, "text_unit")
         if passage_id in homes:
             known[passage_id] = None
         else:
-            tally.add("references_dropped", str(value))
+            ids.tally.add("references_dropped", str(value))
     return list(known)
 
 
-def _new_id(row: dict[str, Any], kind: str, seen: Container[str], tally: Tally) -> str | None:
-    """The row's id as a canonical id, or None (counted) if it has none or repeats one."""
-    what = kind.replace("_", " ")
-    if row["id"] is None:
-        tally.add("rows_without_id", f"a {what}")
-        return None
-    new_id = canonical_id(str(row["id"]), kind)
-    if new_id in seen:
-        tally.add("duplicate_ids", f"{what} {row['id']}")
-        return None
-    return new_id
-
-
-def _ids(values: Iterable[Any], kind: str) -> list[str]:
-    return [canonical_id(str(value), kind) for value in values if value is not None]
+def _ids(values: Iterable[Any], kind: str, ids: _Ids) -> list[str]:
+    return [ids.of(value, kind) for value in values if value is not None]
 
 
 def _label(entity_type: object, tally: Tally) -> str:

@@ -28,6 +28,7 @@ from typing import Any, Protocol, TypeVar
 from embedding.query_cache import QueryEmbedder
 from graph import jobs
 from graph.driver import Graph
+from graph.ownership import SOURCE_ID
 from ingest.document_version import DocumentVersion, EntityInput, PassageInput, RelationInput
 from ingest.load_report import LoadTotals
 
@@ -123,7 +124,12 @@ class JobWriter:
             if before_job is not None:
                 await before_job()
             job = await jobs.begin_job(
-                self._graph, document.id, document.workspace, document.title, document.uri
+                self._graph,
+                document.id,
+                document.workspace,
+                document.title,
+                document.uri,
+                source_id=document.source_id,
             )
         except BaseException:
             await _cancel(first)
@@ -189,7 +195,13 @@ class JobWriter:
     async def _passage_rows(self, passages: Sequence[PassageInput]) -> list[dict[str, Any]]:
         embeddings = await self._embeddings(passages, lambda p: p.text)
         return [
-            {"id": p.id, "position": p.position, "text": p.text, "embedding": embedding}
+            {
+                "id": p.id,
+                "position": p.position,
+                "text": p.text,
+                "embedding": embedding,
+                "sourceId": p.source_id,
+            }
             for p, embedding in zip(passages, embeddings, strict=True)
         ]
 
@@ -203,6 +215,7 @@ class JobWriter:
                 "description": e.description,
                 "mentions": list(e.mentions),
                 "embedding": embedding,
+                "sourceId": e.source_id,
             }
             for e, embedding in zip(entities, embeddings, strict=True)
         ]
@@ -235,7 +248,10 @@ def _relation_rows(relations: Sequence[RelationInput]) -> list[dict[str, Any]]:
             "source": r.source,
             "target": r.target,
             "passageIds": list(r.passage_ids),
-            "properties": dict(r.properties),
+            # A relation's `sourceId` goes with its properties: a bundle may not set one
+            # (ingest/bundle_checks.RESERVED_RELATION_PROPERTIES), and bundles have none.
+            "properties": dict(r.properties)
+            | ({} if r.source_id is None else {SOURCE_ID: r.source_id}),
         }
         for r in relations
     ]

@@ -17,20 +17,25 @@ gives the same data:
   Each document is one job in workspace `--workspace`; its title is `metadata["title"]`, else
   the source, and its uri the source.
 - each record's `source` is one passage of its document, at the next position; its id is
-  `source.id` when that is a canonical UUID, else derived (UUID5) from `source.id`, or from the
-  document, position and text when there is none.
+  derived (UUID5) from the workspace and `source.id`, or from the workspace, the document,
+  position and text when there is none.
 - a node is an entity with its `type` as label: kept when it already is a label (letters,
   digits and `_`, starting with a letter), else its words joined in title case (`historical
   event` → `HistoricalEvent`); a type that yields no label starting with a letter refuses the
   record. Its name is `properties["name"]` (Diffbot) or its `id` (LLMGraphTransformer), its
-  description `properties["description"]`. Its id is the node `id` when that is a canonical
-  UUID, else UUID5 of label and node `id`, as `add_graph_documents` merges on both. Every node
-  of a record, relationship ends included, is mentioned by that record's passage.
+  description `properties["description"]`. Its id is a UUID5 of the workspace, label and node
+  `id` (`add_graph_documents` merges on label and `id`; the workspace keeps each workspace's
+  "Acme Corp" its own, contract §2 "Ownership"). Every node of a record, relationship ends
+  included, is mentioned by that record's passage.
 - a relationship keeps its `type` when it is a relation type name, else its words joined by
   `_` in upper case (`works for` → `WORKS_FOR`, as LLMGraphTransformer writes them); its id is
   UUID5 of its ends and type, so the same statement made in two chunks is one relation with
   both passages as support (`passageIds`). Properties that are strings, numbers or booleans
   are kept; others are dropped, counted in a warning.
+
+Every id is derived per workspace (`contract.identifiers.workspace_id`), so the same file
+loads into two workspaces side by side; the file's own ids stay readable as `sourceId`: a
+node's `id` on its entity, `source.id` on its passage, `metadata["source"]` on its document.
 
 A record that cannot be read (not JSON, not a graph document, an empty node id, a type that is
 no label) refuses its whole document, reported under the first bad record's number with every
@@ -49,7 +54,7 @@ from typing import Any
 
 from contract.arguments import MAX_NAME_LENGTH
 from contract.graph_owned import GRAPH_OWNED_LABELS, GRAPH_OWNED_RELATION_TYPES
-from contract.identifiers import canonical_id, is_canonical_uuid
+from contract.identifiers import canonical_id, workspace_id
 from graph.cypher_names import is_load_name
 from ingest.bundle import LineError
 from ingest.bundle_checks import RESERVED_RELATION_PROPERTIES, is_finite_number
@@ -137,7 +142,7 @@ def read_graph_documents(
         if isinstance(record, LineError):
             refused.append((number, record))
             continue
-        _Record(number, record, tally, graph_owned_relation_types).add_to(documents, workspace)
+        _Record(number, record, tally, graph_owned_relation_types, workspace).add_to(documents)
     lines: list[tuple[int, DocumentVersion | LineError]] = [
         (document.number, document.version()) for document in documents.values()
     ]
@@ -214,7 +219,14 @@ class _Document:
             name = self.info.title or self.info.id
             return LineError(f"{'; '.join(reasons)} (nothing of document {name} is loaded)")
         entities = [
-            EntityInput(e.id, e.labels, e.name, e.description, tuple(self.mentions[e.id]))
+            EntityInput(
+                e.id,
+                e.labels,
+                e.name,
+                e.description,
+                tuple(self.mentions[e.id]),
+                source_id=e.source_id,
+            )
             for e in self.entities.values()
         ]
         return DocumentVersion(self.info, self.passages, entities, list(self.relations.values()))
@@ -229,14 +241,17 @@ class _Record:
         value: dict[str, Any],
         tally: Tally,
         owned_types: Collection[str],
+        workspace: str,
     ) -> None:
+        self._workspace = workspace
         self._number = number
         self._value = value
         self._tally = tally
         self._owned_types = owned_types
         self._problems: list[str] = []
 
-    def add_to(self, documents: dict[str, _Document], workspace: str) -> None:
+    def add_to(self, documents: dict[str, _Document]) -> None:
+        workspace = self._workspace
         source = self._value["source"]
         metadata = source.get("metadata") if isinstance(source.get("metadata"), dict) else {}
         text = source.get("page_content")
@@ -252,17 +267,18 @@ class _Record:
         if document is None:
             title = metadata.get("title") if isinstance(metadata, dict) else None
             info = DocumentInfo(
-                canonical_id(key, "langchain_document"),
+                workspace_id(workspace, key, "langchain_document"),
                 workspace,
                 title if isinstance(title, str) and title else origin,
                 origin,
+                source_id=origin,
             )
             document = documents[key] = _Document(info, self._number)
         position = len(document.passages)
         passage_id = (
-            canonical_id(source_id, "langchain_passage")
+            workspace_id(workspace, source_id, "langchain_passage")
             if source_id
-            else canonical_id(f"{key}\x00{position}\x00{text}", "langchain_passage")
+            else workspace_id(workspace, f"{key}\x00{position}\x00{text}", "langchain_passage")
         )
         if any(p.id == passage_id for p in document.passages):
             self._problem(f"source.id {source_id!r} repeats a passage of an earlier record")
@@ -274,7 +290,7 @@ class _Record:
         if self._problems:
             document.problems.extend((self._number, problem) for problem in self._problems)
             return
-        document.passages.append(PassageInput(passage_id, position, text))
+        document.passages.append(PassageInput(passage_id, position, text, source_id=source_id))
         for entity in [n for n in nodes if n] + [e for r in relations if r for e in r[1:]]:
             if entity.id not in document.entities:
                 document.entities[entity.id] = entity
@@ -282,8 +298,9 @@ class _Record:
             elif entity.description and not document.entities[entity.id].description:
                 known = document.entities[entity.id]
                 document.entities[entity.id] = EntityInput(
-                    known.id, known.labels, known.name, entity.description
-                )
+                    known.id, known.labels, known.name, entity.description,
+                    source_id=known.source_id,
+                )  # fmt: skip
             if passage_id not in document.mentions[entity.id]:
                 document.mentions[entity.id].append(passage_id)
         for found in relations:
@@ -337,14 +354,12 @@ class _Record:
         name, description = properties.get("name"), properties.get("description")
         name = name if isinstance(name, str) and name.strip() else str(node_id)
         node_key = str(node_id)
-        entity_id = (
-            node_key if is_canonical_uuid(node_key) else canonical_id(node_key, f"entity:{label}")
-        )
         return EntityInput(
-            entity_id,
+            workspace_id(self._workspace, node_key, f"entity:{label}"),
             (label,),
             name,
             description if isinstance(description, str) and description else None,
+            source_id=node_key,
         )
 
     def _relation(

@@ -9,10 +9,12 @@ embedder; an invalid line is reported with its number and nothing of it is writt
 How each line goes, in order, so that nothing is written for a line that cannot be loaded:
 
     1. the reader's checks (`ingest.bundle`: JSON, fields, ids, embedding lengths)
-    2. one read of what the graph holds of the line's ids (`graph.stored_references`)
+    2. one read of what the graph holds of the line's ids, and whose they are
+       (`graph.stored_references`)
     3. unchanged: the document's current committed version has the line's content hash, so
        the line was loaded before and nothing is written (a reload is cheap and idempotent)
-    4. the checks that need the graph (`ingest.reference_check`)
+    4. the checks that need the graph (`ingest.reference_check`), ownership among them: a
+       line of workspace W names only W's entities, relations and passages (contract §2)
     5. the job (`ingest.job_writer`): begin, batches, commit; fail_job on any failure
 
 Before the first job, the id constraints are made sure of (every write looks ids up; without
@@ -34,7 +36,7 @@ from embedding.query_cache import QueryEmbedder
 from graph.driver import Graph
 from graph.embedder_record import record_embedder
 from graph.graph_schema import apply_constraints
-from graph.stored_references import stored_references
+from graph.stored_references import RelationEnds, stored_references
 from ingest.bundle import LineError
 from ingest.document_version import DocumentVersion
 from ingest.job_writer import JobWriter
@@ -94,7 +96,8 @@ class Loader:
             version.document.id,
             own_passages,
             version.external_passage_ids(),
-            version.external_entity_ids(),
+            version.named_entity_ids(),
+            [RelationEnds(r.id, r.source, r.target) for r in version.relations],
         )
         content_hash = version.content_hash()
         labels = {label for entity in version.entities for label in entity.labels}

@@ -6,11 +6,20 @@ exists nowhere makes the line invalid. And a version is new text (a document tha
 its next version), so its passages need ids no stored passage has
 (a passage belongs to one version of one document). A document keeps its workspace.
 
+contract §2 "Ownership": a job of workspace W changes only W's entities and relations and
+links only W's passages, so a line is refused when it names an entity stored with another
+owner or with none (another pipeline's, or an earlier release's until `evidencegraph schema
+apply` gives it its owner), a relation stored with another owner or with none, or a stored
+passage whose document is another workspace's.
+
 The graph's answers come from one read (`graph.stored_references`); this names every problem
 with its field path, as the bundle's own checks do, so the reason reads the same.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 from graph.stored_references import StoredReferences, TakenPassage
 from ingest.bundle_checks import LineChecker
@@ -34,24 +43,75 @@ def reference_problems(version: DocumentVersion, stored: StoredReferences) -> st
         )
     if stored.taken_count > len(stored.taken):
         check.fail("passages", f"{stored.taken_count - len(stored.taken)} more ids are stored")
+    owners = _Ownership(check, document.workspace, positions, stored)
     for index, entity in enumerate(version.entities):
+        owners.entity(f"entities[{index}].id", entity.id)
         for mention, passage_id in enumerate(entity.mentions):
-            if passage_id not in positions and passage_id not in stored.found_passages:
-                check.fail(
-                    f"entities[{index}].mentions[{mention}]", _nowhere("passage", passage_id)
-                )
+            owners.passage(f"entities[{index}].mentions[{mention}]", passage_id)
     own_entities = {entity.id for entity in version.entities}
     for index, relation in enumerate(version.relations):
+        owners.relation(f"relations[{index}].id", relation.id)
         for end in ("source", "target"):
             entity_id = getattr(relation, end)
-            if entity_id not in own_entities and entity_id not in stored.found_entities:
+            if entity_id in own_entities:
+                continue  # its owner is checked with the entity's own id
+            if entity_id in stored.found_entities:
+                owners.entity(f"relations[{index}].{end}", entity_id)
+            else:
                 check.fail(f"relations[{index}].{end}", _nowhere("entity", entity_id))
         for support, passage_id in enumerate(relation.passage_ids):
-            if passage_id not in positions and passage_id not in stored.found_passages:
-                check.fail(
-                    f"relations[{index}].passageIds[{support}]", _nowhere("passage", passage_id)
-                )
+            owners.passage(f"relations[{index}].passageIds[{support}]", passage_id)
     return None if check.ok else check.reason()
+
+
+@dataclass(frozen=True, slots=True)
+class _Ownership:
+    """contract §2 "Ownership" for one line of `workspace`: what it names must be its own."""
+
+    check: LineChecker
+    workspace: str
+    positions: Mapping[str, int]  # the line's own passages
+    stored: StoredReferences
+
+    def entity(self, path: str, entity_id: str) -> None:
+        """A stored entity the line names is the workspace's (a new one is)."""
+        if entity_id in self.stored.found_entities:
+            self._owned(path, "entity", entity_id, self.stored.found_entities[entity_id])
+
+    def relation(self, path: str, relation_id: str) -> None:
+        if relation_id in self.stored.found_relations:
+            self._owned(path, "relation", relation_id, self.stored.found_relations[relation_id])
+
+    def passage(self, path: str, passage_id: str) -> None:
+        """A passage a mention or relation names: the line's own, or a stored one of the
+        workspace's documents."""
+        if passage_id in self.positions:
+            return
+        if passage_id not in self.stored.found_passages:
+            self.check.fail(path, _nowhere("passage", passage_id))
+            return
+        home = self.stored.found_passages[passage_id]
+        if home != self.workspace:
+            self.check.fail(
+                path,
+                f"passage {passage_id} is a passage of workspace {home!r}'s document, not "
+                f"{self.workspace!r}'s; a load links only its own workspace's passages",
+            )
+
+    def _owned(self, path: str, kind: str, identifier: str, owner: str | None) -> None:
+        if owner == self.workspace:
+            return
+        whose = (
+            "has no owner (another pipeline's, or loaded by an earlier release: "
+            "`evidencegraph schema apply` gives those their owners)"
+            if owner is None
+            else f"belongs to workspace {owner!r}"
+        )
+        self.check.fail(
+            path,
+            f"{kind} {identifier} {whose}, not to {self.workspace!r}; a load changes only its "
+            f"own workspace's {kind}s: give it another id",
+        )
 
 
 def _nowhere(kind: str, identifier: str) -> str:

@@ -19,6 +19,13 @@ class Document:
     current_version: int = strawberry.field(
         description="The committed version whose passages are current."
     )
+    source_id: str | None = strawberry.field(
+        description=(
+            "Its id in the file it was loaded from (a GraphRAG table's `id`, a LangChain "
+            "record's `metadata.source`), whose ids the loader made per workspace; null "
+            "for bundle lines, which keep their own ids."
+        )
+    )
 
     @classmethod
     def from_record(cls, record: DocumentRecord) -> Document:
@@ -28,6 +35,7 @@ class Document:
             title=record.title,
             uri=record.uri,
             current_version=record.current_version,
+            source_id=record.source_id,
         )
 
     @classmethod

@@ -36,6 +36,13 @@ class Entity:
     description: str | None = strawberry.field(
         description="A description, when extraction gave one."
     )
+    source_id: str | None = strawberry.field(
+        description=(
+            "Its id in the file it was loaded from (a GraphRAG table's `id`, a LangChain "
+            "node's `id`), whose ids the loader made per workspace; null "
+            "for bundle lines, which keep their own ids."
+        )
+    )
     scope: strawberry.Private[Scope]
 
     @classmethod
@@ -45,6 +52,7 @@ class Entity:
             name=record.name,
             labels=list(record.labels),
             description=record.description,
+            source_id=record.source_id,
             scope=scope,
         )
 

@@ -23,6 +23,13 @@ class Passage:
     position: int = strawberry.field(description="0-based position within its document version.")
     version: int = strawberry.field(description="The document version the passage belongs to.")
     document: Document = strawberry.field(description="The document this passage is part of.")
+    source_id: str | None = strawberry.field(
+        description=(
+            "Its id in the file it was loaded from (a GraphRAG table's `id`, a LangChain "
+            "record's `source.id`), whose ids the loader made per workspace; null "
+            "for bundle lines, which keep their own ids."
+        )
+    )
 
     @classmethod
     def from_record(cls, record: PassageRecord) -> Passage:
@@ -32,6 +39,7 @@ class Passage:
             position=record.position,
             version=record.version,
             document=Document.from_record(record.document),
+            source_id=record.source_id,
         )
 
     @classmethod

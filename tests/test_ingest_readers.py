@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from contract.identifiers import canonical_id, is_canonical_uuid
+from contract.identifiers import canonical_id, is_canonical_uuid, workspace_id
 from ingest.bundle import LineError, parse_line, read_bundle
 from ingest.document_version import DocumentInfo, DocumentVersion, PassageInput
 from ingest.graphrag import GraphRagExport, label_for_type, read_graphrag
@@ -119,7 +119,9 @@ def test_graphrag_ids_are_canonical_deterministic_and_references_resolve(name: s
 @pytest.mark.parametrize("name", DATASETS)
 def test_graphrag_versions_are_valid_bundle_lines(name: str) -> None:
     for version in export_of(name).versions:
-        assert parse_line(json.dumps(version.to_json())) == version
+        parsed = parse_line(json.dumps(version.to_json()))
+        # `sourceId` is no part of a bundle line: the rest reads back as it was.
+        assert isinstance(parsed, DocumentVersion) and parsed.to_json() == version.to_json()
 
 
 def entity_named(export: GraphRagExport, name: str, line: int = 0) -> Any:
@@ -130,7 +132,9 @@ def test_dulce_mentions_map_to_the_right_passages() -> None:
     export = export_of("graphrag-operation-dulce")
     passages = export.versions[0].passages
     alex = entity_named(export, "ALEX MERCER")
-    assert alex.id == "bbb2ad85-3d0b-4c26-b6f9-71ed76ee64bd"  # a UUID already: kept
+    # A UUID already, made the workspace's all the same, and kept readable as its source id.
+    assert alex.id == workspace_id("acme", "bbb2ad85-3d0b-4c26-b6f9-71ed76ee64bd", "entity")
+    assert alex.source_id == "bbb2ad85-3d0b-4c26-b6f9-71ed76ee64bd"
     assert alex.labels == ("Person",)
     assert alex.mentions == tuple(p.id for p in passages)  # all five text units
     base = entity_named(export, "DULCE BASE")
@@ -145,8 +149,9 @@ def test_christmas_carol_hex_ids_are_derived_deterministically() -> None:
         "899f64ffb7b793f34d9f46b933c51720e5b1e91b5ab87bcf2e6fa8a0dce50fc0"
     )
     passage = export.versions[0].passages[0]
-    assert passage.id == canonical_id(first_unit, "text_unit")
-    assert passage.id == "ed249dc6-c1ab-5da9-890b-43c63d9eee6a"  # stable across releases
+    assert passage.id == workspace_id("acme", first_unit, "text_unit")
+    assert canonical_id(first_unit, "text_unit") == "ed249dc6-c1ab-5da9-890b-43c63d9eee6a"
+    assert passage.source_id == first_unit
     assert entity_named(export, "CHARLES DICKENS").mentions == (passage.id,)
 
 
@@ -154,7 +159,9 @@ def test_relationship_keeps_description_weight_and_support() -> None:
     export = export_of("graphrag-operation-dulce")
     alex = entity_named(export, "ALEX MERCER")
     relation = next(r for r in export.versions[0].relations if r.source == alex.id)
-    assert relation.id == "7c9039f8-43d7-4685-a317-f7bbbfac8e3a"
+    assert relation.id == workspace_id(
+        "acme", "7c9039f8-43d7-4685-a317-f7bbbfac8e3a", "relationship"
+    )
     assert relation.target == entity_named(export, "PARANORMAL MILITARY SQUAD").id
     assert relation.properties["weight"] == 17.0
     assert str(relation.properties["description"]).startswith("Alex Mercer is a prominent")
@@ -265,7 +272,8 @@ def test_messy_cross_document_folder(tmp_path: Path) -> None:
     def names(version: DocumentVersion) -> list[tuple[str, tuple[str, ...]]]:
         return [(e.name, e.labels) for e in version.entities]
 
-    alpha_id = "9a062709-56dd-4bf2-8b41-926124b7a6f7"  # an uppercase UUID: its canonical form
+    # an uppercase UUID: its canonical form, the workspace's
+    alpha_id = workspace_id("acme", "9a062709-56dd-4bf2-8b41-926124b7a6f7", "entity")
     assert names(first) == [
         ("ALPHA", ("Person",)),
         ("GAMMA", ("Thing",)),  # no mentions: the first line

@@ -12,13 +12,15 @@ import httpx
 
 from commands.demo_command import DEMO_DATA
 from commands.demo_examples import search_query, walk_query, walk_start
+from contract.identifiers import workspace_id
 from graph.driver import Graph
 from ingest.graphrag import read_graphrag
 from tests.conftest import TEST_DIMENSION
 from tests.support.node_tools import REPOSITORY, WEB_DIR, npm_packages
 from tests.support.serving import served_process
 
-ALEX_MERCER = "bbb2ad85-3d0b-4c26-b6f9-71ed76ee64bd"
+# The id Dulce's entities table gives him, made workspace demo's as the load makes it.
+ALEX_MERCER = workspace_id("demo", "bbb2ad85-3d0b-4c26-b6f9-71ed76ee64bd", "entity")
 
 
 def test_the_walk_starts_from_alex_mercer_of_the_demo_data() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+from contract.identifiers import workspace_id
 from embedding.hashing import HashEmbedder
 from graph.driver import Graph
 from ingest.graphrag import read_graphrag
@@ -15,7 +16,8 @@ from tests.support.load_helpers import Cli, graph_counts
 DATA = Path(__file__).resolve().parent.parent / "data"
 DULCE = DATA / "graphrag-operation-dulce"
 TWO_DOCUMENTS = DATA / "graphrag-v1-two-documents"
-ALEX_MERCER = "bbb2ad85-3d0b-4c26-b6f9-71ed76ee64bd"  # the id Dulce's entities table gives him
+# The id Dulce's entities table gives him, made workspace demo's as the load makes it.
+ALEX_MERCER = workspace_id("demo", "bbb2ad85-3d0b-4c26-b6f9-71ed76ee64bd", "entity")
 
 
 async def load_folder(cli: Cli, folder: Path, workspace: str = "demo") -> str:

@@ -14,7 +14,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contract.identifiers import canonical_id, is_canonical_uuid
+from contract.identifiers import is_canonical_uuid, workspace_id
 from embedding.hashing import HashEmbedder
 from graph.driver import Graph
 from ingest.bundle import LineError, parse_line
@@ -27,7 +27,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 ARRAY = FIXTURES / "langchain-graph-documents.json"
 LINES = FIXTURES / "langchain-graph-documents.jsonl"
 LABEL = re.compile(r"[^\W\d_]\w*")
-MARIE_CURIE = canonical_id("Marie Curie", "entity:Person")
+MARIE_CURIE = workspace_id("acme", "Marie Curie", "entity:Person")
 
 
 def versions(path: Path, workspace: str = "acme") -> list[DocumentVersion]:
@@ -66,11 +66,18 @@ def test_node_types_become_labels_of_letters_digits_and_underscore() -> None:
     assert all(LABEL.fullmatch(kind) for kind in types)
 
 
-def test_ids_are_derived_deterministically_unless_canonical(tmp_path: Path) -> None:
+def test_ids_are_derived_deterministically_per_workspace_even_from_canonical_ones(
+    tmp_path: Path,
+) -> None:
     first, again = versions(ARRAY), versions(ARRAY)
     assert [v.to_json() for v in first] == [v.to_json() for v in again]
     ids = [p.id for v in first for p in v.passages] + [e.id for v in first for e in v.entities]
     assert all(is_canonical_uuid(i) for i in ids)
+    elsewhere = versions(ARRAY, workspace="globex")
+    other = {p.id for v in elsewhere for p in v.passages} | {
+        e.id for v in elsewhere for e in v.entities
+    }
+    assert not other & set(ids)
     given = records()
     kept = "0b6f5d1e-2c1a-4f43-9a57-1f0a6d2b9c11"
     given[0]["source"]["id"] = kept
@@ -78,8 +85,10 @@ def test_ids_are_derived_deterministically_unless_canonical(tmp_path: Path) -> N
     path = tmp_path / "ids.json"
     path.write_text(json.dumps(given), encoding="utf-8")
     [marie, _] = versions(path)
-    assert marie.passages[0].id == kept
-    assert kept in {e.id for e in marie.entities}
+    assert marie.passages[0].id == workspace_id("acme", kept, "langchain_passage")
+    assert marie.passages[0].source_id == kept
+    node = next(e for e in marie.entities if e.source_id == kept.upper())
+    assert node.id == workspace_id("acme", kept, "entity")
 
 
 def test_a_statement_made_in_two_chunks_is_one_relation_with_both_passages(

@@ -14,12 +14,14 @@ from typing import Any
 
 from api.settings import Settings
 from commands.demo_command import load_demo
+from contract.identifiers import workspace_id
 from graph.driver import Graph
 from tests.conftest import TEST_DIMENSION
 from tests.support.node_tools import NODE_DIR, REPOSITORY, node, npm_packages
 from tests.support.serving import served_process
 
-ALEX_MERCER = "bbb2ad85-3d0b-4c26-b6f9-71ed76ee64bd"
+# The id Dulce's entities table gives him, made workspace demo's as the load makes it.
+ALEX_MERCER = workspace_id("demo", "bbb2ad85-3d0b-4c26-b6f9-71ed76ee64bd", "entity")
 CLI = NODE_DIR / "node_modules" / "@modelcontextprotocol" / "inspector" / "cli" / "build" / "cli.js"
 
 

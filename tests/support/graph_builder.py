@@ -1,7 +1,11 @@
 """Builds small graphs for tests through the real write path (graph/jobs.py).
 
-Ids are fresh UUIDs; names are what tests talk about. A document version can be left RUNNING
-(`commit=False`) or marked FAILED without clean-up (`fail=True`) to model unfinished jobs.
+Ids are fresh UUIDs; names are what tests talk about. An entity named in the versions of two
+workspaces is a shared entity, as another pipeline writes them (contract §2 "Ownership"): it
+has no owner. The write path makes every entity its workspace's, so the builder removes the
+owner, as that pipeline would, before the second workspace's job commits. A document version
+can be left RUNNING (`commit=False`) or marked FAILED without clean-up (`fail=True`) to model
+unfinished jobs.
 """
 
 from __future__ import annotations
@@ -10,7 +14,7 @@ import uuid
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, LiteralString
 
 from graph import jobs
 from graph.driver import Graph
@@ -40,6 +44,8 @@ class GraphBuilder:
     graph: Graph
     dimension: int = 8
     entity_ids: dict[str, str] = field(default_factory=dict)
+    # entity id -> the one workspace whose versions name it, None once two do
+    owners: dict[str, str | None] = field(default_factory=dict)
 
     def entity_id(self, name: str) -> str:
         return self.entity_ids.setdefault(name, new_id())
@@ -106,6 +112,7 @@ class GraphBuilder:
                 for source, rel_type, target, support in relations
             ],
         )
+        await self._share_across_workspaces(workspace, [e["id"] for e in entities])
         if fail:
             await self.graph.write(
                 "MATCH (j:Job {id: $id}) SET j.status = 'FAILED'", {"id": job.id}
@@ -113,3 +120,22 @@ class GraphBuilder:
         elif commit:
             await jobs.commit_job(self.graph, job)
         return Version(document_id, job, passage_ids)
+
+    async def _share_across_workspaces(self, workspace: str, entity_ids: Sequence[str]) -> None:
+        """Entities another workspace's versions named before lose their owner."""
+        shared = [
+            entity_id
+            for entity_id in entity_ids
+            if self.owners.setdefault(entity_id, workspace) not in (workspace, None)
+        ]
+        for entity_id in shared:
+            self.owners[entity_id] = None
+        if shared:
+            await self.graph.write(UNOWN_ENTITIES, {"ids": shared})
+
+
+UNOWN_ENTITIES: LiteralString = """
+UNWIND $ids AS id
+MATCH (e:Entity {id: id})
+REMOVE e.workspace, e.workspaceKey
+"""
