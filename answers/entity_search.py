@@ -33,6 +33,7 @@ from graph import entity_search
 from graph.catalog_cache import SearchResult
 from graph.index_catalog import IndexCatalog
 from graph.lexical_index import LexicalIndexSpec
+from graph.ownership import OWNER_KEY
 from retrieval.lexical_rule import LexicalRule, lexical_request
 from retrieval.query_words import lexical_query
 from vectorstores.base import VectorStore
@@ -126,6 +127,7 @@ def searched_targets(
             t.fulltext.name,
             t.vector.name,
             tuple(f for f in fields if f in t.fulltext.properties),
+            owner_keyed=OWNER_KEY in t.fulltext.properties,
         )
         for t in catalog.searchable(labels, fields)
         if t.fulltext is not None and t.vector is not None

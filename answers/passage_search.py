@@ -18,6 +18,7 @@ from contract.scope import Scope
 from graph import passage_search
 from graph.catalog_cache import SearchResult
 from graph.index_catalog import IndexCatalog, IndexState
+from graph.ownership import OWNER_KEY
 
 
 @dataclass(frozen=True)
@@ -42,23 +43,27 @@ class PassageIndexes:
 
     fulltext: str | None
     vector: str | None
+    # The FULLTEXT index covers the owner key: its candidates come from the caller's workspaces.
+    fulltext_owner_keyed: bool = False
 
 
 def passage_indexes(catalog: IndexCatalog, mode: str) -> PassageIndexes:
     """The indexes `mode` reads, each ONLINE, else `INDEX_NOT_READY`."""
     indexes = catalog.passage_indexes()
     fulltext = None
+    owner_keyed = False
     if mode != "SEMANTIC":
         if indexes.fulltext is None or indexes.fulltext_state is not IndexState.ONLINE:
             raise IndexNotReady("Chunk", "FULLTEXT", indexes.fulltext_state.value)
         fulltext = indexes.fulltext.name
+        owner_keyed = OWNER_KEY in indexes.fulltext.properties
     vector = None
     # The vector index is used "when present" (contract §4); SEMANTIC mode cannot do without it.
     if mode != "LEXICAL" and (indexes.vector or mode == "SEMANTIC"):
         if indexes.vector is None or indexes.vector_state is not IndexState.ONLINE:
             raise IndexNotReady("Chunk", "VECTOR", indexes.vector_state.value)
         vector = indexes.vector.name
-    return PassageIndexes(fulltext, vector)
+    return PassageIndexes(fulltext, vector, owner_keyed)
 
 
 async def search_passages(
@@ -74,6 +79,7 @@ async def search_passages(
             effective,
             mode=mode,
             fulltext_index=indexes.fulltext,
+            fulltext_owner_keyed=indexes.fulltext_owner_keyed,
             vector_index=indexes.vector,
             lexical_query=request.words,
             vector=vector,

@@ -30,6 +30,7 @@ from typing import Any, LiteralString
 from contract.scope import Scope
 from graph.catalog_cache import SearchResult, marked, read_marked
 from graph.driver import Graph
+from graph.fulltext_query import fulltext_query, scope_keys
 from graph.lookups import ENTITY_MAP, PASSAGE_MAP, scoped
 from graph.mention_reads import ScopeShape, for_each_shape, scope_shape
 from graph.records import EntityRecord, PassageRecord
@@ -67,7 +68,7 @@ _NAME_WORDS: LiteralString = (
 # at scale S, docs/benchmarks.md). The exact-name scan reads the :Entity label only (a dynamic
 # label, `MATCH (node:$(label))`, is planned as a scan of all nodes).
 _FULLTEXT_CANDIDATES: LiteralString = (
-    "  CALL db.index.fulltext.queryNodes(target.index, $lexicalQuery, {limit: $lexicalK})"
+    "  CALL db.index.fulltext.queryNodes(target.index, target.query, {limit: $lexicalK})"
     "  YIELD node, score"
     "  RETURN node, score"
 )
@@ -250,13 +251,15 @@ class EntityHitRecord:
 
 @dataclass(frozen=True, slots=True)
 class SearchTarget:
-    """A label to search, the names of its two indexes, and the fields its FULLTEXT index
-    covers that the lexical side reads."""
+    """A label to search, the names of its two indexes, the fields its FULLTEXT index
+    covers that the lexical side reads, and whether it covers the owner key (then its
+    candidates come from the caller's workspaces: graph/fulltext_query.py)."""
 
     label: str
     fulltext_index: str
     vector_index: str
     lexical_fields: tuple[str, ...] = ("name",)
+    owner_keyed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,9 +290,19 @@ async def search_entities(
 ) -> SearchResult[EntityHitRecord]:
     """Run the search statement; `lexical`/`vector` are None for a side the search skips.
     `IndexGone` when a target's index no longer exists."""
+    keys = scope_keys(scope)
     lexical_targets = (
         [
-            {"label": t.label, "index": t.fulltext_index, "fields": list(t.lexical_fields)}
+            {
+                "label": t.label,
+                "index": t.fulltext_index,
+                "fields": list(t.lexical_fields),
+                "query": fulltext_query(
+                    lexical.text, t.lexical_fields, keys if t.owner_keyed else None
+                )
+                if lexical.text
+                else "",
+            }
             for t in targets
         ]
         if lexical is not None
@@ -297,7 +310,6 @@ async def search_entities(
     )
     parameters: dict[str, Any] = {
         "lexicalTargets": lexical_targets,
-        "lexicalQuery": lexical.text if lexical is not None else "",
         "coveragePatterns": list(lexical.word_patterns) if lexical is not None else [],
         "coverageRequired": lexical.required if lexical is not None else 0,
         "queryWords": list(lexical.words) if lexical is not None else [],

@@ -1,7 +1,8 @@
 """`evidencegraph schema apply`: constraints and per-label indexes (contract §2). Idempotent.
 
 A label's lexical index that differs from what the settings ask for (other fields, another
-analyzer: graph/lexical_index.py) is dropped and created again; Neo4j refuses a second
+analyzer, no owner key: graph/lexical_index.py), and a passage index without the owner key, is
+dropped and created again; Neo4j refuses a second
 FULLTEXT index on the same label and property, so replacing it is the only way to change it.
 Every other index that exists is left as it is. When it created (or replaced) an index, it moves
 the index catalog's marker, so every running service's next search reads the catalog again
@@ -25,7 +26,12 @@ from graph.catalog_cache import mark_catalog_changed
 from graph.cypher_names import cypher_name, is_plain_name, property_list
 from graph.driver import Graph
 from graph.index_catalog import IndexInfo, read_index_catalog
-from graph.lexical_index import PASSAGE_ANALYZER, LexicalIndexSpec, fulltext_index_name
+from graph.lexical_index import (
+    PASSAGE_ANALYZER,
+    PASSAGE_INDEXED,
+    LexicalIndexSpec,
+    fulltext_index_name,
+)
 from graph.mention_order import ORDER_INDEXES
 
 log = logging.getLogger(__name__)
@@ -103,6 +109,15 @@ def _differs(index: IndexInfo | None, lexical: LexicalIndexSpec) -> bool:
     )
 
 
+def _passage_index_differs(index: IndexInfo | None) -> bool:
+    """The passage FULLTEXT index exists but lacks the owner key (an earlier release's)."""
+    return (
+        index is not None
+        and index.kind == "FULLTEXT"
+        and set(index.properties) != set(PASSAGE_INDEXED)
+    )
+
+
 def _vector_ddl(index: str, label: str, dimensions: int) -> IndexStatement:
     config = {"vector.dimensions": int(dimensions), "vector.similarity_function": "cosine"}
     return IndexStatement(
@@ -111,6 +126,12 @@ def _vector_ddl(index: str, label: str, dimensions: int) -> IndexStatement:
         " ON (n.embedding) OPTIONS $options",
         {"name": index, "options": {"indexConfig": config}},
     )
+
+
+async def _drop(graph: Graph, existing: dict[str, IndexInfo], name: str) -> None:
+    await graph.write(DROP_INDEX, {"name": name})
+    log.info("dropped index %s to create it again as the settings ask", name)
+    del existing[name]
 
 
 async def apply_schema(
@@ -133,8 +154,10 @@ async def apply_schema(
         )
         labels = [row["label"] for row in rows]
     existing = {index.name: index for index in (await read_index_catalog(graph)).indexes}
+    if _passage_index_differs(existing.get(PASSAGE_FULLTEXT_INDEX)):
+        await _drop(graph, existing, PASSAGE_FULLTEXT_INDEX)
     statements = [
-        _fulltext_ddl(PASSAGE_FULLTEXT_INDEX, "Chunk", ["text"], PASSAGE_ANALYZER),
+        _fulltext_ddl(PASSAGE_FULLTEXT_INDEX, "Chunk", list(PASSAGE_INDEXED), PASSAGE_ANALYZER),
         _vector_ddl(PASSAGE_VECTOR_INDEX, "Chunk", dimensions),
     ]
     indexed: list[str] = []
@@ -149,10 +172,8 @@ async def apply_schema(
         indexed.append(label)
         name = fulltext_index_name(label)
         if _differs(existing.get(name), lexical):
-            await graph.write(DROP_INDEX, {"name": name})
-            log.info("dropped index %s to create it again as the settings ask", name)
-            del existing[name]
-        statements.append(_fulltext_ddl(name, label, list(lexical.fields), lexical.analyzer))
+            await _drop(graph, existing, name)
+        statements.append(_fulltext_ddl(name, label, list(lexical.indexed), lexical.analyzer))
         statements.append(_vector_ddl(vector_index_name(label), label, dimensions))
     created = [statement.name for statement in statements if statement.name not in existing]
     for statement in statements:

@@ -24,7 +24,8 @@ from weakref import WeakKeyDictionary
 from contract.errors import IndexNotReady, Malformed
 from contract.graph_owned import GRAPH_OWNED_LABELS
 from graph.driver import Graph
-from graph.lexical_index import LexicalIndexSpec, mismatch
+from graph.lexical_index import PASSAGE_INDEXED, LexicalIndexSpec, mismatch, unkeyed
+from graph.ownership import OWNER_KEY
 
 SHOW_INDEXES: LiteralString = (
     "SHOW INDEXES YIELD name, type, state, labelsOrTypes, properties, entityType, options"
@@ -127,14 +128,15 @@ class IndexCatalog:
     def fulltext_index(
         self, label: str, fields: Sequence[str] = (LEXICAL_PROPERTY,)
     ) -> IndexInfo | None:
-        """The label's FULLTEXT index on `name` (seed step 2), the best fit for `fields`."""
+        """The label's FULLTEXT index on `name` (seed step 2), the best fit for `fields` and
+        the owner key (graph/fulltext_query.py)."""
         return _best(
             (
                 i
                 for i in self._by_label.get(label, ())
                 if i.kind == "FULLTEXT" and LEXICAL_PROPERTY in i.properties
             ),
-            fields,
+            (*fields, OWNER_KEY),
         )
 
     def vector_index(self, label: str) -> IndexInfo | None:
@@ -184,7 +186,8 @@ class IndexCatalog:
         self, spec: LexicalIndexSpec, labels: Sequence[str] | None = None
     ) -> list[str]:
         """For the operator: each label whose FULLTEXT index is not what the settings ask for
-        (other fields, another analyzer), with the command that fixes it."""
+        (other fields, another analyzer, no owner key), with the command that fixes it; for the
+        whole graph (`labels` None), the passage index too."""
         found = []
         for label in self.entity_labels() if labels is None else labels:
             index = self.fulltext_index(label, spec.fields)
@@ -192,15 +195,21 @@ class IndexCatalog:
                 problem = mismatch(spec, label, index.properties, index.analyzer)
                 if problem is not None:
                     found.append(problem)
+        passages = self.passage_indexes().fulltext
+        if labels is None and passages is not None and OWNER_KEY not in passages.properties:
+            found.append(unkeyed("the passage FULLTEXT index"))
         return found
 
     def passage_indexes(self) -> LabelIndexes:
         return LabelIndexes(
             "Chunk",
             _best(
-                i
-                for i in self._by_label.get("Chunk", ())
-                if i.kind == "FULLTEXT" and "text" in i.properties
+                (
+                    i
+                    for i in self._by_label.get("Chunk", ())
+                    if i.kind == "FULLTEXT" and "text" in i.properties
+                ),
+                PASSAGE_INDEXED,
             ),
             self.vector_index("Chunk"),
         )

@@ -2,10 +2,13 @@
 
 Seed step 2: "The call checks that each label has a full-text index on name". The service's
 own index of a label is `entity_name_fulltext_<label>`, over `name` (or `name` and
-`description` with RETRIEVAL_LEXICAL_FIELDS=name,description), with the analyzer below.
+`description` with RETRIEVAL_LEXICAL_FIELDS=name,description) and the owner key `workspaceKey`
+(graph/ownership.py, graph/fulltext_query.py: candidates come from the caller's workspaces),
+with the analyzer below.
 `evidencegraph schema apply` (and `load`) create it and replace one that differs; searching
-still works with any FULLTEXT index on `name`, and a difference from what the settings ask for
-is reported with the command that fixes it (`mismatch`).
+still works with any FULLTEXT index on `name` (one without the key reads every workspace's
+candidates, as before the key existed), and a difference from what the settings ask for is
+reported with the command that fixes it (`mismatch`).
 
 The analyzer: `english`. The query sends plain words only (contract §3), so the index must split a
 name where the query does: `english` splits "COVID-19", "F-16", "GPT-4" into their letters
@@ -25,8 +28,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from graph.ownership import OWNER_KEY
+
 ENTITY_ANALYZER = "english"
 PASSAGE_ANALYZER = "standard-no-stop-words"  # passage search is not changed by this rule
+# What the passage index covers: the text, and the owner key of the passage's document.
+PASSAGE_INDEXED: tuple[str, ...] = ("text", OWNER_KEY)
 
 REAPPLY = "run `evidencegraph schema apply`"
 
@@ -49,8 +56,13 @@ class LexicalIndexSpec:
         if "name" not in self.fields:
             raise ValueError("the lexical index always covers `name` (seed step 2)")
 
+    @property
+    def indexed(self) -> tuple[str, ...]:
+        """The properties the index covers: the lexical fields and the owner key."""
+        return (*self.fields, OWNER_KEY)
+
     def matches(self, properties: Sequence[str], analyzer: str | None) -> bool:
-        return set(properties) == set(self.fields) and analyzer == self.analyzer
+        return set(properties) == set(self.indexed) and analyzer == self.analyzer
 
 
 def mismatch(
@@ -59,16 +71,19 @@ def mismatch(
     """What is wrong with the FULLTEXT index a search of `label` uses, for the operator; None
     when it is what the settings ask for (or `analyzer` is unknown and the fields are right).
 
-    >>> mismatch(LexicalIndexSpec(("name", "description")), "Person", ("name",), "classic")
+    >>> mismatch(LexicalIndexSpec(("name", "description")), "Person", ("name", "workspaceKey"),
+    ...     "classic")
     "RETRIEVAL_LEXICAL_FIELDS=name,description but label Person's FULLTEXT index covers only name: run `evidencegraph schema apply`"
     """  # noqa: E501
-    covered = ",".join(properties)
-    if set(properties) != set(spec.fields):
-        only = "only " if set(properties) < set(spec.fields) else ""
+    lexical = [field for field in properties if field != OWNER_KEY]
+    if set(lexical) != set(spec.fields):
+        only = "only " if set(lexical) < set(spec.fields) else ""
         return (
             f"RETRIEVAL_LEXICAL_FIELDS={','.join(spec.fields)} but label {label}'s FULLTEXT"
-            f" index covers {only}{covered}: {REAPPLY}"
+            f" index covers {only}{','.join(lexical)}: {REAPPLY}"
         )
+    if OWNER_KEY not in properties:
+        return unkeyed(f"label {label}'s FULLTEXT index")
     # None: read without the index's configuration (a search's lean catalog read); the check
     # at start reads it whole and reports the analyzer.
     if analyzer is not None and analyzer != spec.analyzer:
@@ -77,3 +92,12 @@ def mismatch(
             f" service's is {spec.analyzer}: {REAPPLY}"
         )
     return None
+
+
+def unkeyed(index: str) -> str:
+    """What an index without the owner key costs, for the operator."""
+    return (
+        f"{index} does not cover {OWNER_KEY}, so its candidates are not confined to the"
+        f" caller's workspaces (answers stay right; another workspace's matches take"
+        f" candidate slots): {REAPPLY}"
+    )

@@ -2,7 +2,9 @@
 visible passages, the FULLTEXT index on `Chunk.text` and the VECTOR index on `Chunk.embedding`
 (when present), RRF in HYBRID mode.
 
-Candidates per list: `min(2·limit, 1000)`; only visible passages are ranked; the semantic read
+Candidates per list: `min(2·limit, 1000)`, lexical ones from the caller's workspaces and unowned
+passages only when the index covers the owner key (graph/fulltext_query.py); only visible
+passages are ranked; the semantic read
 is repeated at the cap when it came back full with fewer than `limit` visible passages.
 """
 
@@ -15,6 +17,7 @@ from typing import Any, LiteralString
 from contract.scope import Scope
 from graph.catalog_cache import SearchResult, marked, read_marked
 from graph.driver import Graph
+from graph.fulltext_query import fulltext_query, scope_keys
 from graph.lookups import PASSAGE_MAP, scoped
 from graph.records import PassageRecord
 from graph.search_ranking import RANK_AND_FUSE
@@ -136,6 +139,7 @@ async def search_passages(
     vector_index: str | None,
     lexical_query: str,
     vector: Sequence[float] | None,
+    fulltext_owner_keyed: bool = False,
     limit: int,
     rrf_k: int,
     candidates: int,
@@ -150,7 +154,11 @@ async def search_passages(
             scope,
             lexicalIndexes=[fulltext_index] if fulltext_index else [],
             semanticIndexes=[vector_index] if vector_index and vector is not None else [],
-            lexicalQuery=lexical_query,
+            lexicalQuery=fulltext_query(
+                lexical_query, ("text",), scope_keys(scope) if fulltext_owner_keyed else None
+            )
+            if fulltext_index
+            else "",
             vector=list(vector) if vector is not None else [],
             lexicalK=candidates,
             semanticK=candidates,

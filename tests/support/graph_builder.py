@@ -5,7 +5,9 @@ workspaces is a shared entity, as another pipeline writes them (contract §2 "Ow
 has no owner. The write path makes every entity its workspace's, so the builder removes the
 owner, as that pipeline would, before the second workspace's job commits. A document version
 can be left RUNNING (`commit=False`) or marked FAILED without clean-up (`fail=True`) to model
-unfinished jobs.
+unfinished jobs. `owner_keys` gives the version's entities and passages their owner key
+(graph/ownership.py), as the service's write path keeps it (True), or takes it away, as another
+pipeline writes a graph (False); None leaves what the write path wrote.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from typing import Any, LiteralString
 
 from graph import jobs
 from graph.driver import Graph
+from graph.ownership import workspace_key
 
 
 def new_id() -> str:
@@ -66,6 +69,7 @@ class GraphBuilder:
         passage_vectors: dict[int, list[float]] | None = None,
         commit: bool = True,
         fail: bool = False,
+        owner_keys: bool | None = None,
     ) -> Version:
         """Write one document version: passages `texts`, entities by name mentioning passage
         indexes, relations (source, type, target, passage indexes or None for a path)."""
@@ -119,7 +123,25 @@ class GraphBuilder:
             )
         elif commit:
             await jobs.commit_job(self.graph, job)
+        if owner_keys is not None:  # entities are published by the commit
+            await self.set_owner_keys(
+                workspace if owner_keys else None,
+                [self.entity_id(name) for name in names],
+                passage_ids,
+            )
         return Version(document_id, job, passage_ids)
+
+    async def set_owner_keys(
+        self, workspace: str | None, entity_ids: Sequence[str], passage_ids: Sequence[str] = ()
+    ) -> None:
+        """Set the owner key of `workspace` on these entities and passages; None removes it."""
+        key = None if workspace is None else workspace_key(workspace)
+        await self.graph.write(
+            "UNWIND $entityIds AS id MATCH (e:Entity {id: id}) SET e.workspaceKey = $key"
+            " WITH count(*) AS done"
+            " UNWIND $passageIds AS id MATCH (c:Chunk {id: id}) SET c.workspaceKey = $key",
+            {"entityIds": list(entity_ids), "passageIds": list(passage_ids), "key": key},
+        )
 
     async def _share_across_workspaces(self, workspace: str, entity_ids: Sequence[str]) -> None:
         """Entities another workspace's versions named before lose their owner."""
