@@ -72,32 +72,37 @@ def mismatch(
     when it is what the settings ask for (or `analyzer` is unknown and the fields are right).
 
     >>> mismatch(LexicalIndexSpec(("name", "description")), "Person", ("name", "workspaceKey"),
-    ...     "classic")
+    ...     "english")
     "RETRIEVAL_LEXICAL_FIELDS=name,description but label Person's FULLTEXT index covers only name: run `evidencegraph schema apply`"
     """  # noqa: E501
+    problems = []
     lexical = [field for field in properties if field != OWNER_KEY]
     if set(lexical) != set(spec.fields):
         only = "only " if set(lexical) < set(spec.fields) else ""
-        return (
+        problems.append(
             f"RETRIEVAL_LEXICAL_FIELDS={','.join(spec.fields)} but label {label}'s FULLTEXT"
-            f" index covers {only}{','.join(lexical)}: {REAPPLY}"
+            f" index covers {only}{','.join(lexical)}"
         )
-    if OWNER_KEY not in properties:
-        return unkeyed(f"label {label}'s FULLTEXT index")
     # None: read without the index's configuration (a search's lean catalog read); the check
     # at start reads it whole and reports the analyzer.
     if analyzer is not None and analyzer != spec.analyzer:
-        return (
+        problems.append(
             f"label {label}'s FULLTEXT index uses the analyzer {analyzer}, the"
-            f" service's is {spec.analyzer}: {REAPPLY}"
+            f" service's is {spec.analyzer}"
         )
-    return None
+    if OWNER_KEY not in properties:
+        problems.append(_unkeyed(f"label {label}'s FULLTEXT index"))
+    return "; ".join(problems) + f": {REAPPLY}" if problems else None
 
 
-def unkeyed(index: str) -> str:
-    """What an index without the owner key costs, for the operator."""
+def _unkeyed(index: str) -> str:
     return (
         f"{index} does not cover {OWNER_KEY}, so its candidates are not confined to the"
         f" caller's workspaces (answers stay right; another workspace's matches take"
-        f" candidate slots): {REAPPLY}"
+        f" candidate slots)"
     )
+
+
+def unkeyed(index: str) -> str:
+    """What an index without the owner key costs, for the operator, with the fix."""
+    return f"{_unkeyed(index)}: {REAPPLY}"

@@ -99,11 +99,13 @@ async def test_lucene_syntax_has_no_effect_on_what_the_index_receives_or_returns
         "who's ada lovelace",
     ):
         found = await search(client, noisy, mode="LEXICAL")
-        assert client.search_parameters["lexicalQuery"] == "ada lovelace", noisy
+        # Only plain words reach Lucene, on the field they match (issue 25 §2: `name:(…)`).
+        assert client.search_parameters["lexicalTargets"][0]["query"] == "name:(ada lovelace)"
         assert found["hits"] == plain["hits"], noisy
     # A boost's digits are a plain word like any other (digits name things: "Apollo 11").
     boosted = await search(client, "ada lovelace^2", mode="LEXICAL")
-    assert client.search_parameters["lexicalQuery"] == "ada lovelace 2 lovelace2"
+    query = client.search_parameters["lexicalTargets"][0]["query"]
+    assert query == "name:(ada lovelace 2 lovelace2)"
     assert boosted["names"][0] == "Ada Lovelace"
 
 
@@ -157,7 +159,8 @@ async def test_a_query_of_common_words_alone_does_not_flood_the_lexical_list(
     await builder.version("acme", names, mentions={n: [i] for i, n in enumerate(names)})
     await apply_schema(graph, TEST_DIMENSION)
     assert await lexical_names(client, "Who is it, and where is it?") == []
-    assert client.search_parameters["lexicalQuery"] == ""  # the index is not even read
+    # The index is not even read.
+    assert client.search_parameters["lexicalTargets"][0]["query"] == ""
     hybrid = await search(client, "Who is it, and where is it?", axis(0))
     assert hybrid["hits"] and all(hit["lexicalRank"] is None for hit in hybrid["hits"])
     # A description sharing one generic word with a name is not a lexical hit either...
@@ -248,7 +251,8 @@ async def test_indexes_that_disagree_with_the_settings_are_reported_with_the_fix
     catalog = await read_index_catalog(graph)
     assert catalog.lexical_mismatches(LexicalIndexSpec(("name", "description"))) == []
     person = catalog.fulltext_index("Person", ("name", "description"))
-    assert person is not None and person.properties == ("name", "description")
+    # (and the owner key: candidates come from the caller's workspaces, issue 25 §2)
+    assert person is not None and person.properties == ("name", "description", "workspaceKey")
 
 
 async def test_schema_apply_replaces_a_lexical_index_with_another_analyzer(graph: Graph) -> None:

@@ -246,7 +246,8 @@ async def test_a_name_made_only_of_function_words_or_single_letters_is_found_by_
         assert (await names_of(client, query, "HYBRID", axis(0)))[0] == expected, query
     # Only the exact name: a question of function words is no name and finds nothing.
     assert await names_of(client, "who is it?", "LEXICAL") == []
-    assert client.search_parameters["lexicalQuery"] == ""  # no FULLTEXT index is read
+    # No FULLTEXT index is read.
+    assert client.search_parameters["lexicalTargets"][0]["query"] == ""
 
 
 async def test_the_name_rules_hold_with_retrieval_lexical_fields_name_and_description(

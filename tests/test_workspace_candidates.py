@@ -125,19 +125,14 @@ async def test_unowned_entities_are_still_candidates_for_every_caller(
     client: Client, builder: GraphBuilder, graph: Graph, mode: str
 ) -> None:
     await crowd_of_entities(builder)
-    shared = await builder.version(
-        "mine",
-        ["Acme Rocket Works."],
-        mentions={"Acme Rocket Works": [0]},
-        vectors={"Acme Rocket Works": axis(3)},
-        owner_keys=False,  # as another pipeline writes it: no owner
-    )
-    await builder.version(
-        "third",
-        ["Acme Rocket Works again."],
-        external_mentions={"Acme Rocket Works": shared.passage_ids},
-        owner_keys=False,
-    )
+    for caller in ("mine", "third"):  # one entity, mentioned from two workspaces
+        await builder.version(
+            caller,
+            ["Acme Rocket Works."],
+            mentions={"Acme Rocket Works": [0]},
+            vectors={"Acme Rocket Works": axis(3)},
+            owner_keys=False,  # as another pipeline writes it: no owner
+        )
     await apply_schema(graph, TEST_DIMENSION)
     for caller in ("mine", "third"):
         hits = await entity_hits(client, "acme", mode=mode, limit=1, scope={"workspaces": [caller]})
