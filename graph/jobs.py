@@ -39,6 +39,7 @@ from typing import Any, LiteralString
 from graph.driver import Graph
 from graph.mention_order import FORGET_MENTIONS_OF_CHUNK, ORDER_NEW_MENTIONS
 from graph.ownership import workspace_key
+from graph.restoration import RECORD_RETIRED_VERSION
 
 # Setting a property takes the document's write lock before the versions are read, so two
 # jobs of one document allocate one after the other: the second reads the first's Job
@@ -165,6 +166,8 @@ RETURN j.id AS id
 # step linked nothing, is published whole): the staging is deleted as it is applied, and the
 # version never moves backwards. Both steps give each mention they link the properties that
 # keep it in evidence order (graph/mention_order.py).
+# A retirement finished here (by `jobs recover`) records the version it takes away, as
+# `retirement.PUBLISH_RETIREMENTS` does, so its document can be restored (graph/restoration.py).
 PUBLISH_VERSION: LiteralString = (
     """
 MATCH (j:Job {id: $jobId}) WHERE j.status = 'COMMITTED'
@@ -211,6 +214,9 @@ CALL (j, d) {
   }
   DELETE s
 }
+"""
+    + RECORD_RETIRED_VERSION
+    + """
 SET d.currentVersion = CASE WHEN j.version > d.currentVersion THEN j.version
                             ELSE d.currentVersion END,
     d.title = coalesce(j.title, d.title), d.uri = coalesce(j.uri, d.uri)

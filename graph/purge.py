@@ -5,8 +5,11 @@ Each step is one statement that finds what it removes and removes it in bounded 
 how much. In this order, each step relying on the ones before:
 
     staging      staged entities and relations of jobs that will never commit (FAILED, or gone)
+    deletions    deletions settled before the horizon are made final: their retirement forgets
+                 the version it took away, so no reload restores it (graph/restoration.py)
     passages     passages of FAILED jobs, and superseded passages: of versions older than their
-                 document's current one, so all of a retired document's; their mentions go
+                 document's current one, so all of a retired document's once its deletion is
+                 final (never one a reload can still restore); their mentions go
                  with them, counted down in their entities' `orderedMentions`
     relations    `passageIds` that name no stored passage are dropped; a relation left with none
                  is removed (it was dropped by the walk, and must not become a path)
@@ -109,7 +112,8 @@ _NOT_LAST_WORD: LiteralString = (
 )
 
 # Passages of FAILED jobs that failed before the horizon, and superseded passages of documents
-# whose current version was committed before it (all passages of a retired one). A FAILED
+# whose current version was committed before it (all passages of a retired one, once its
+# deletion is final: until then a reload may restore them, so none of them goes). A FAILED
 # job's passage is never anyone's last word: it makes no entity returnable. In the same inner
 # transaction as each passage's removal, the entities whose ordered mentions go with it count
 # them down (graph/mention_order.py), so a hub stays read in order.
@@ -118,12 +122,15 @@ REMOVE_PASSAGES: LiteralString = (
     " OPTIONAL MATCH (currentJob:Job {documentId: d.id})"
     " WHERE currentJob.version = d.currentVersion"
     " WITH d, " + document_retired("d") + " AS retired,"
-    "  coalesce(currentJob.finishedAt < " + _HORIZON + ", true) AS settled"
+    "  coalesce(currentJob.finishedAt < " + _HORIZON + ", true) AS settled,"
+    "  currentJob.retiredFrom IS NOT NULL AS restorable"
     " MATCH (d)-[:HAS_PART]->(c:Chunk)"
     " WHERE c.version <> d.currentVersion AND NOT c.id IN $namedByStaging"
     " OPTIONAL MATCH (writer:Job {id: c.jobId})"
-    " WITH d, c, retired, settled, writer, coalesce(writer.status = 'FAILED', false) AS failed"
+    " WITH d, c, retired, settled, restorable, writer,"
+    "  coalesce(writer.status = 'FAILED', false) AS failed"
     " WHERE NOT coalesce(writer.status = 'RUNNING' OR writer.unpublished, false)"
+    "  AND (failed OR NOT restorable)"
     "  AND CASE WHEN failed THEN coalesce(writer.finishedAt < " + _HORIZON + ", true)"
     "   ELSE c.version < d.currentVersion AND settled END"
     "  AND (retired OR failed OR " + _NOT_LAST_WORD + ")"
@@ -151,6 +158,29 @@ PRUNE_RELATIONS: LiteralString = (
     "  RETURN size(kept) = 0 AS removed"
     " } IN TRANSACTIONS OF $batch ROWS"
     " RETURN count(*) AS pruned, count(CASE WHEN removed THEN 1 END) AS removed"
+)
+
+# A deletion settled before the horizon is made final: its retirement job forgets the version
+# it took away (`restoration.RECORD_RETIRED_VERSION`), so a reload of that line no longer
+# restores it, and from then on the passages step may remove the document's passages. Under
+# the document's write lock, which a restore takes too, and checked again under it: a restore
+# either happened before (the document is not retired by this job any more, and stays as it
+# is) or finds the deletion final and changes nothing. So a restore never brings back a
+# version purge has begun to remove.
+FINALISE_DELETIONS: LiteralString = (
+    "MATCH (d:Document) WHERE " + document_retired("d") + ""
+    " MATCH (retiring:Job {documentId: d.id})"
+    " WHERE retiring.version = d.currentVersion AND retiring.retiredFrom IS NOT NULL"
+    "  AND retiring.finishedAt < " + _HORIZON + ""
+    " CALL (d, retiring) {"
+    "  SET d.allocatingVersion = true"
+    "  WITH d, retiring, retiring.version = d.currentVersion AS stillRetired"
+    "  REMOVE d.allocatingVersion"
+    "  WITH retiring WHERE stillRetired"
+    "  REMOVE retiring.retiredFrom"
+    "  RETURN true AS finalised"
+    " } IN TRANSACTIONS OF $batch ROWS"
+    " RETURN count(*) AS finalised"
 )
 
 JOBS_UNDER_WAY: LiteralString = (
@@ -187,6 +217,7 @@ REMOVE_RETIRED_DOCUMENTS: LiteralString = (
     + _DOCUMENT_GONE
     + " OPTIONAL MATCH (retiring:Job {documentId: d.id}) WHERE retiring.version = d.currentVersion"
     " WITH d WHERE coalesce(retiring.finishedAt < " + _HORIZON + ", true)"
+    "  AND retiring.retiredFrom IS NULL"
     " CALL (d) {"
     "  SET d.allocatingVersion = true"
     "  WITH d, " + _DOCUMENT_GONE + " AS gone"
@@ -243,6 +274,7 @@ class PurgeReport:
     entity_relations_removed: int = 0  # relationships removed with those entities
     entities_skipped_for_jobs: int = 0  # jobs under way when the entities' step came
     documents_removed: int = 0  # retired documents
+    deletions_finalised: int = 0  # deletions a reload can no longer undo
     jobs_removed: int = 0  # with their documents and on their own
     retired_versions_pruned: int = 0  # documents whose `retiredVersions` lost entries
     steps: list[str] = field(default_factory=list)  # the steps run, in order
@@ -257,7 +289,8 @@ class PurgeReport:
         return [
             f"passages: {self.superseded_passages} superseded, {self.failed_passages} of failed"
             " jobs",
-            f"documents: {self.documents_removed} deleted documents",
+            f"documents: {self.documents_removed} deleted documents; {self.deletions_finalised}"
+            " deletions made final (a reload no longer restores them)",
             f"entities: {self.entities_removed} no passage mentions, with "
             f"{self.entity_relations_removed} relationships{skipped}",
             f"relations: {self.relations_pruned} lost passages they named, "
@@ -296,6 +329,8 @@ async def purge(
     report.staged_entities = (await step("staging", REMOVE_STALE_STAGED_ENTITIES))["removed"]
     report.staged_relations = (await step("staging", REMOVE_STALE_STAGED_RELATIONS))["removed"]
     done("staging")
+    report.deletions_finalised = (await step("deletions", FINALISE_DELETIONS))["finalised"]
+    done("deletions")
     named = await graph.read(NAMED_BY_STAGING, {})
     parameters["namedByStaging"] = list(named[0]["namedByStaging"])
     passages = await step("passages", REMOVE_PASSAGES)

@@ -15,7 +15,9 @@ the document is *retired* (`visibility.document_retired`: its current version is
 before. A crash leaves RUNNING jobs that `jobs recover` fails (there is nothing to remove) or
 COMMITTED ones it publishes, exactly as for a load. A later load of the document takes a
 higher version and brings it back; a load that began before the retirement and commits after
-it cannot (the version never moves backwards): the last job to begin wins.
+it cannot (a commit never moves the version backwards): the last job to begin wins. Loading
+the very line the document was deleted as restores the version the retirement took away,
+which its commit records (graph/restoration.py).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import LiteralString
 
 from graph.driver import Graph
 from graph.jobs import Job
+from graph.restoration import RECORD_RETIRED_VERSION
 from graph.visibility import document_retired
 
 # The documents named, each with its workspace and whether it is retired (null: no such node).
@@ -79,12 +82,15 @@ COMMIT_RETIREMENTS: LiteralString = (
 )
 
 # `jobs.PUBLISH_VERSION` for a batch of retirements (they staged nothing): the second step.
-# Idempotent, and never moves a version backwards. Counts the passages that were current.
+# Idempotent, and never moves a version backwards. Records the version each retirement takes
+# away (so loading that line again restores it, graph/restoration.py). Counts the passages
+# that were current.
 PUBLISH_RETIREMENTS: LiteralString = (
     "UNWIND $jobIds AS jobId"
     " MATCH (j:Job {id: jobId}) WHERE j.status = 'COMMITTED' AND j.retires"
-    " MATCH (d:Document {id: j.documentId})"
-    " WITH j, d, d.currentVersion AS before"
+    " MATCH (d:Document {id: j.documentId}) "
+    + RECORD_RETIRED_VERSION
+    + " WITH j, d, d.currentVersion AS before"
     " SET d.currentVersion = CASE WHEN j.version > before THEN j.version ELSE before END"
     " REMOVE j.unpublished"
     " RETURN d.id AS documentId, d.currentVersion = j.version AS retired,"

@@ -30,6 +30,7 @@ class Rejection:
 class LoadTotals:
     documents_total: int | None = None  # None: not known in advance
     loaded: int = 0
+    restored: int = 0  # deleted documents brought back by the line they were deleted as
     unchanged: int = 0
     rejected: int = 0
     passages: int = 0
@@ -42,7 +43,7 @@ class LoadTotals:
 
     @property
     def documents_done(self) -> int:
-        return self.loaded + self.unchanged + self.rejected
+        return self.loaded + self.restored + self.unchanged + self.rejected
 
     @property
     def elapsed(self) -> float:
@@ -74,8 +75,9 @@ class LoadTotals:
     def summary_lines(self) -> list[str]:
         of = f" (of {self.documents_total})" if self.documents_total is not None else ""
         embedding_rate = self.per_second(self.embeddings, self.embedding_seconds)
+        restored = f"{self.restored} restored, " if self.restored else ""
         return [
-            f"documents: {self.loaded} loaded, {self.unchanged} unchanged, "
+            f"documents: {self.loaded} loaded, {restored}{self.unchanged} unchanged, "
             f"{self.rejected} rejected{of}",
             f"written: {self.passages} passages, {self.entities} entities, "
             f"{self.relations} relations",

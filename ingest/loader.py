@@ -12,7 +12,9 @@ How each line goes, in order, so that nothing is written for a line that cannot 
     2. one read of what the graph holds of the line's ids, and whose they are
        (`graph.stored_references`)
     3. unchanged: the document's current committed version has the line's content hash, so
-       the line was loaded before and nothing is written (a reload is cheap and idempotent)
+       the line was loaded before and nothing is written (a reload is cheap and idempotent);
+       restored: the document was deleted and the line is the version it was deleted as, so
+       the deletion is undone and nothing is written (`graph.restoration`)
     4. the checks that need the graph (`ingest.reference_check`), ownership among them: a
        line of workspace W names only W's entities, relations and passages (contract §2)
     5. the job (`ingest.job_writer`): begin, batches, commit; fail_job on any failure
@@ -36,6 +38,7 @@ from embedding.query_cache import QueryEmbedder
 from graph.driver import Graph
 from graph.embedder_record import record_embedder
 from graph.graph_schema import apply_constraints
+from graph.restoration import Restoration, restore_retired
 from graph.stored_references import RelationEnds, stored_references
 from ingest.bundle import LineError
 from ingest.document_version import DocumentVersion
@@ -105,6 +108,17 @@ class Loader:
             self.totals.unchanged += 1
             self.totals.labels |= labels  # its indexes are (re)checked at the end all the same
             return None
+        if stored.retired:
+            restoration = await restore_retired(self._graph, version.document.id, content_hash)
+            if restoration is Restoration.RESTORED:
+                self.totals.restored += 1
+                self.totals.labels |= labels
+                return None
+            if restoration is Restoration.JOB_UNDER_WAY:
+                return (
+                    f"document {version.document.id} was deleted, and another load or delete"
+                    " of it is under way: load the line again once that has finished"
+                )
         problems = reference_problems(version, stored)
         if problems is not None:
             return problems

@@ -132,7 +132,8 @@ def _taken(taken: TakenPassage, document_id: str, retired: bool) -> str:
         )
     if retired and taken.document_id == document_id:
         return (
-            f"{where}, which was deleted: its passages stay stored until `evidencegraph purge`"
-            " removes them (run it, then load the line again), or give the passages new ids"
+            f"{where}, which was deleted: the very line it was deleted as brings it back, but"
+            " a changed line needs new passage ids, or the deleted ones removed first by"
+            " `evidencegraph purge` (run it, then load the line again)"
         )
     return f"{where}; a new version needs new passage ids"

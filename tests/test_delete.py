@@ -9,6 +9,7 @@ import textwrap
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,7 +25,7 @@ from tests.conftest import TEST_DIMENSION, Client, serving, wipe
 from tests.support.answers import answers
 from tests.support.graph_builder import GraphBuilder, Version, new_id, unit_vector
 from tests.support.killed_writer import job_id_of_killed_writer
-from tests.support.load_helpers import Cli
+from tests.support.load_helpers import Cli, bundle_line, entity, relation, uid, write_bundle
 
 
 @pytest.fixture
@@ -33,6 +34,9 @@ async def client(neo4j_uri: str, graph: Graph) -> AsyncIterator[Client]:
     async with serving(neo4j_uri, graph, REQUEST_TIMEOUT_SECONDS="600") as test_client:
         yield test_client
 
+
+# A GraphRAG 1.x export of two documents (the GraphRAG load tests' smallest folder).
+TWO_DOCUMENTS = Path(__file__).resolve().parent.parent / "data" / "graphrag-v1-two-documents"
 
 QUERY = "analyst"
 QUERY_VECTOR = unit_vector(TEST_DIMENSION, 3)
@@ -358,6 +362,180 @@ async def test_delete_command_deletes_a_workspace_with_progress_and_a_summary(
     run = await cli.run("delete", "--workspace", "acme")
     assert run.code == 0
     assert "documents: 0 deleted, 2 deleted before (of 2)" in run.out
+
+
+# Loading the very line a document was deleted as undoes the deletion (graph/restoration.py).
+
+# A: version 1 (Ada, in a passage version 2 supersedes), then version 2 (Ada only here, Grace,
+# Bo; KNOWS and WROTE_WITH), the one deleted. B: Grace and Bo (MET), and stays.
+A_FIRST = bundle_line(
+    1, [(9, "Ada, an analyst, drafted the parser.")], entities=[entity(1, "Ada Analyst", [9])]
+)
+A_DELETED = bundle_line(
+    1,
+    [(1, "The analyst Ada met Grace."), (2, "Grace and Bo, analysts, wrote the parser.")],
+    entities=[
+        entity(1, "Ada Analyst", [1]),
+        entity(2, "Grace Analyst", [1, 2]),
+        entity(3, "Bo Analyst", [2]),
+    ],
+    relations=[relation(1, 1, 2, [1]), relation(2, 2, 3, [2], "WROTE_WITH")],
+)
+B_STAYS = bundle_line(
+    2,
+    [(3, "Grace met Bo, another analyst.")],
+    entities=[entity(2, "Grace Analyst", [3]), entity(3, "Bo Analyst", [3])],
+    relations=[relation(3, 2, 3, [3], "MET")],
+)
+
+
+async def load_deleted_world(cli: Cli, client: Client, tmp_path: Path) -> Path:
+    """A's two versions and B loaded; the bundle of A's second version and B, to load again."""
+    client.embedder.script(QUERY, QUERY_VECTOR)
+    first = write_bundle(tmp_path / "first.jsonl", [A_FIRST])
+    bundle = write_bundle(tmp_path / "bundle.jsonl", [A_DELETED, B_STAYS])
+    for path in (first, bundle):
+        run = await cli.run("load", str(path))
+        assert run.code == 0, run.err
+    return bundle
+
+
+async def bundle_answers(client: Client, *, with_scores: bool = True) -> Any:
+    return await answers(
+        client,
+        query=QUERY,
+        entity_ids=[uid("e", n) for n in (1, 2, 3)],
+        passage_ids=[uid("p", n) for n in (9, 1, 2, 3)],
+        document_ids=[uid("d", 1), uid("d", 2)],
+        with_scores=with_scores,
+    )
+
+
+async def test_loading_the_line_a_document_was_deleted_as_brings_back_every_answer(
+    graph: Graph, cli: Cli, client: Client, tmp_path: Path
+) -> None:
+    bundle = await load_deleted_world(cli, client, tmp_path)
+    before = await bundle_answers(client)
+    assert (await cli.run("delete", "--document", uid("d", 1))).code == 0
+    assert await lookups.passages_by_id(graph, Scope(None), [uid("p", 1)]) == [None]
+
+    run = await cli.run("load", str(bundle))
+    assert run.code == 0, run.err
+    assert "documents: 0 loaded, 1 restored, 1 unchanged, 0 rejected" in run.out
+    assert await bundle_answers(client) == before
+
+
+async def test_a_purge_after_a_restore_changes_no_answer(
+    cli: Cli, client: Client, tmp_path: Path
+) -> None:
+    """Scores are left out: BM25 scores depend on what the FULLTEXT index holds, and purge
+    removes A's superseded passage (as tests/test_purge.py compares)."""
+    bundle = await load_deleted_world(cli, client, tmp_path)
+    before = await bundle_answers(client, with_scores=False)
+    assert (await cli.run("delete", "--document", uid("d", 1))).code == 0
+    assert (await cli.run("load", str(bundle))).code == 0
+
+    run = await cli.run("purge", "--older-than", "0s")
+    assert run.code == 0, run.err
+    assert "passages: 1 superseded" in run.out  # A's first version, restored as superseded
+    assert await bundle_answers(client, with_scores=False) == before
+
+
+async def test_a_restore_keeps_the_version_and_the_next_load_goes_above_the_retirement(
+    graph: Graph, cli: Cli, tmp_path: Path
+) -> None:
+    """No version is used twice: the retirement's stays taken after the restore."""
+    bundle = write_bundle(tmp_path / "a.jsonl", [A_FIRST])
+    assert (await cli.run("load", str(bundle))).code == 0
+    assert (await cli.run("delete", "--document", uid("d", 1))).code == 0
+    assert (await cli.run("load", str(bundle))).code == 0
+    [document] = await lookups.documents_by_id(graph, Scope(("acme",)), [uid("d", 1)])
+    assert document is not None and document.current_version == 1
+
+    changed = bundle_line(1, [(4, "Ada, analyst, rewrote it.")])
+    assert (await cli.run("load", str(write_bundle(tmp_path / "b.jsonl", [changed])))).code == 0
+    [passage] = await lookups.passages_by_id(graph, Scope(("acme",)), [uid("p", 4)])
+    assert passage is not None and passage.version == 3  # 2 is the retirement's
+
+
+async def test_a_restored_document_can_be_deleted_and_restored_again(
+    graph: Graph, cli: Cli, tmp_path: Path
+) -> None:
+    bundle = write_bundle(tmp_path / "a.jsonl", [A_FIRST])
+    assert (await cli.run("load", str(bundle))).code == 0
+    for _ in range(2):
+        assert (await cli.run("delete", "--document", uid("d", 1))).code == 0
+        assert await lookups.passages_by_id(graph, Scope(None), [uid("p", 9)]) == [None]
+        run = await cli.run("load", str(bundle))
+        assert "1 restored" in run.out, run.err
+        [passage] = await lookups.passages_by_id(graph, Scope(None), [uid("p", 9)])
+        assert passage is not None and passage.version == 1
+
+
+async def test_a_changed_line_of_a_deleted_document_is_not_a_restore_and_keeps_it_deleted(
+    graph: Graph, cli: Cli, tmp_path: Path
+) -> None:
+    assert (await cli.run("load", str(write_bundle(tmp_path / "a.jsonl", [A_FIRST])))).code == 0
+    assert (await cli.run("delete", "--document", uid("d", 1))).code == 0
+    changed = bundle_line(1, [(9, "Ada, an analyst, drafted it again.")])
+    run = await cli.run("load", str(write_bundle(tmp_path / "b.jsonl", [changed])))
+    assert run.code == 2
+    assert "which was deleted" in run.err and "new passage ids" in run.err
+    assert await lookups.passages_by_id(graph, Scope(None), [uid("p", 9)]) == [None]
+
+
+async def test_a_deleted_document_is_not_restored_while_a_later_job_of_it_is_under_way(
+    graph: Graph, cli: Cli, tmp_path: Path
+) -> None:
+    """The last job to begin wins: a load begun after the delete is not overtaken."""
+    bundle = write_bundle(tmp_path / "a.jsonl", [A_FIRST])
+    assert (await cli.run("load", str(bundle))).code == 0
+    assert (await cli.run("delete", "--document", uid("d", 1))).code == 0
+    later = await jobs.begin_job(graph, uid("d", 1), "acme")
+
+    run = await cli.run("load", str(bundle))
+    assert run.code == 2 and "under way" in run.err
+    assert await lookups.passages_by_id(graph, Scope(None), [uid("p", 9)]) == [None]
+    await jobs.fail_job(graph, later.id)
+    assert "1 restored" in (await cli.run("load", str(bundle))).out
+
+
+async def test_a_deletion_finished_by_jobs_recover_is_restored_by_its_line(
+    graph: Graph, cli: Cli, tmp_path: Path
+) -> None:
+    bundle = write_bundle(tmp_path / "a.jsonl", [A_FIRST])
+    assert (await cli.run("load", str(bundle))).code == 0
+    begun, _ = await retirement.begin_retirements(graph, [uid("d", 1)])
+    # The first commit step alone, as if the command died before the second.
+    await graph.write(retirement.COMMIT_RETIREMENTS, {"jobIds": [begun[0].id]})
+    assert await jobs.publish_committed_jobs(graph) == [begun[0].id]
+    assert await lookups.passages_by_id(graph, Scope(None), [uid("p", 9)]) == [None]
+
+    assert "1 restored" in (await cli.run("load", str(bundle))).out
+    [passage] = await lookups.passages_by_id(graph, Scope(None), [uid("p", 9)])
+    assert passage is not None and passage.version == 1
+
+
+async def test_a_deleted_graphrag_document_comes_back_when_its_folder_is_loaded_again(
+    graph: Graph, cli: Cli
+) -> None:
+    command = ("load", "--format", "graphrag", "--workspace", "demo", str(TWO_DOCUMENTS))
+    assert (await cli.run(*command)).code == 0
+    rows = await graph.read(
+        "MATCH (d:Document)-[:HAS_PART]->(c:Chunk) RETURN d.id AS document, c.id AS passage"
+        " ORDER BY document, passage",
+        {},
+    )
+    passages = [row["passage"] for row in rows]
+    shown = await lookups.passages_by_id(graph, Scope(None), passages)
+    deleted = rows[0]["document"]
+    assert (await cli.run("delete", "--document", deleted)).code == 0
+    assert None in await lookups.passages_by_id(graph, Scope(None), passages)
+
+    run = await cli.run(*command)
+    assert run.code == 0, run.err
+    assert "documents: 0 loaded, 1 restored, 1 unchanged, 0 rejected" in run.out
+    assert await lookups.passages_by_id(graph, Scope(None), passages) == shown
 
 
 # `DELETE_STRESS_ROUNDS=20` runs the concurrent test 20 times in one session (the figure in
