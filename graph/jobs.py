@@ -22,10 +22,11 @@ workspace's (`workspace`, graph/ownership.py), and a commit changes, mentions an
 its own workspace's entities, relations and passages. The loader refuses a line that names
 anyone else's (ingest/reference_check.py); the statements below hold to it by themselves as
 well: an entity or relation stored with another owner is left as it is, and a passage of
-another workspace's document is never linked, so no path to them (a race with another load,
-a caller that skips the check) can change another workspace's data. An entity or relation
-with no owner (another pipeline's, contract §2) is no workspace's; keeping a load away from
-it is the check's part.
+another workspace's document is never linked to an owned entity or relation, so no path to
+them (a race with another load, a caller that skips the check) can change another
+workspace's data. An entity or relation with no owner (another pipeline's, contract §2) is
+no workspace's and may be mentioned from any workspace; keeping a load away from it is the
+check's part.
 """
 
 from __future__ import annotations
@@ -186,7 +187,8 @@ CALL (j, d) {
     WITH e, s, d
     UNWIND s.mentions AS passageId
     MATCH (c:Chunk {id: passageId})
-    WHERE EXISTS { MATCH (:Document {id: c.documentId, workspace: d.workspace}) }
+    WHERE e.workspace IS NULL
+       OR EXISTS { MATCH (:Document {id: c.documentId, workspace: d.workspace}) }
     MERGE (e)-[m:MENTIONED_IN]->(c)
     """
     + ORDER_NEW_MENTIONS

@@ -18,6 +18,7 @@ from graph import entity_search, jobs, lookups, walk
 from graph.driver import Graph
 from graph.graph_schema import apply_schema, vector_index_name
 from graph.lexical_index import fulltext_index_name
+from graph.ownership import workspace_key
 from retrieval.lexical_rule import lexical_request
 from retrieval.walk_bookkeeping import WalkBounds
 from tests.support.graph_builder import GraphBuilder, Version, new_id, unit_vector
@@ -313,7 +314,10 @@ async def test_what_a_commit_links_before_it_moves_the_version_shows_nowhere_unt
             },
         ],
     )
-    await graph.write(jobs.COMMIT_JOB, {"jobId": job.id, "contentHash": None})  # the first step
+    await graph.write(
+        jobs.COMMIT_JOB,
+        {"jobId": job.id, "contentHash": None, "workspaceKey": workspace_key("acme")},
+    )  # the first step
     linked = await graph.read(
         "MATCH (e:Entity)-[:MENTIONED_IN]->(:Chunk {id: $id}) RETURN e.id AS id ORDER BY id",
         {"id": passage},

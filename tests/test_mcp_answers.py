@@ -23,6 +23,7 @@ from mcp import ClientSession, types
 
 from api.settings import Settings
 from commands.demo_command import load_demo
+from contract.identifiers import workspace_id
 from embedding.hashing import HashEmbedder
 from graph.driver import Graph
 from graph.graph_schema import apply_schema
@@ -30,7 +31,7 @@ from tests.conftest import TEST_DIMENSION, serving, wipe
 from tests.support.graph_builder import GraphBuilder
 from tests.support.mcp_sessions import http_session, stdio_session, structured, text_of
 
-ALEX_MERCER = "bbb2ad85-3d0b-4c26-b6f9-71ed76ee64bd"
+ALEX_MERCER = workspace_id("demo", "bbb2ad85-3d0b-4c26-b6f9-71ed76ee64bd", "entity")
 DEMO_KEY = "demo-reader-1f2e3d4c5b6a79880a1b"
 UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 QUERIES = ("Alex Mercer", "Taylor Cruz", "Dulce base")
