@@ -116,7 +116,12 @@ class GraphBuilder:
                 for source, rel_type, target, support in relations
             ],
         )
-        await self._share_across_workspaces(workspace, [e["id"] for e in entities])
+        # An entity a relation of this version ends at is named by it too (another pipeline
+        # may relate two workspaces' entities).
+        named = [e["id"] for e in entities] + [
+            self.entity_id(end) for source, _, target, _ in relations for end in (source, target)
+        ]
+        await self._share_across_workspaces(workspace, list(dict.fromkeys(named)))
         if fail:
             await self.graph.write(
                 "MATCH (j:Job {id: $id}) SET j.status = 'FAILED'", {"id": job.id}
