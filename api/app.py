@@ -8,7 +8,10 @@ start-up with a message naming it (docs/security.md describes each limit and set
     HTTP_MAX_BODY_BYTES        Starlette refuses a larger body with 413 before reading it
     AUTH_MODE unset            only loopback addresses are answered (api/loopback_guard.py)
     AUTH_MODE unset or none    only loopback `Host` names are answered (DNS rebinding)
-    REQUEST_TIMEOUT_SECONDS    a coded error instead of a hung request (api/request_timeout.py)
+    REQUEST_TIMEOUT_SECONDS    a coded error instead of a hung request, at /graphql and /mcp
+                               (api/request_timeout.py)
+    CORS_ALLOW_ORIGINS         /mcp refuses a browser's foreign Origin with 403
+                               (api/mcp_origin.py)
     MCP_MAX_RESULT_CHARS       the size of one MCP tool result at `/mcp` (api/mcp_http.py)
     GRAPHQL_*                  the schema's limits (api/graphql_limits.py)
 
@@ -25,7 +28,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Route
 
-from api import graphiql
+from api import graphiql, mcp_http
 from api.auth import create_authenticator
 from api.gateway_token import GatewayToken
 from api.graphql_limits import graphql_limits
@@ -34,6 +37,7 @@ from api.health import healthz, readyz
 from api.lifespan import ServiceHook, lifespan_for
 from api.loopback_guard import ImplicitNoAuthLoopbackOnly, LoopbackHostOnly
 from api.mcp_http import McpEndpoint
+from api.mcp_origin import McpOriginCheck
 from api.metrics import Metrics
 from api.request_log import RecordOperation, RequestLog, StatementCount
 from api.request_timeout import RequestTimeout
@@ -72,7 +76,19 @@ def create_app(
             methods=["GET", "POST"],
             middleware=[Middleware(RequestTimeout, seconds=settings.request_timeout_seconds)],
         ),
-        Route("/mcp", mcp, methods=["GET", "POST", "DELETE"]),
+        Route(
+            "/mcp",
+            mcp,
+            methods=["GET", "POST", "DELETE"],
+            middleware=[
+                Middleware(McpOriginCheck, allowed=settings.cors_allow_origins),
+                Middleware(
+                    RequestTimeout,
+                    seconds=settings.request_timeout_seconds,
+                    answer=mcp_http.timed_out,
+                ),
+            ],
+        ),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
     ]

@@ -8,7 +8,9 @@ Where it departs from Strawberry's defaults, through Strawberry's own hooks:
 - a caller without valid credentials is refused before parsing its document (contract §8: every
   operation needs credentials): `UNAUTHENTICATED`, 401 under the new media type;
 - `GET` never runs a mutation: 405 with `Allow: POST`; a body that is not JSON is 415; a
-  non-string `operationName` is 400;
+  non-string `operationName` is 400; JSON that cannot be read (malformed, or nested too deeply:
+  api/json_body.py), in the body or in GET's `variables` and `extensions`, is 400 with a
+  `MALFORMED` error;
 - GraphiQL only for a browser that names `text/html`, only when enabled; otherwise 406;
 - no WebSocket and no subscription transport: the schema has no subscriptions, so a WebSocket
   handshake is closed before it is accepted;
@@ -24,8 +26,9 @@ from typing import Any
 import orjson
 from cross_web import AsyncHTTPRequestAdapter, HTTPException, StarletteRequestAdapter
 from graphql.error import GraphQLError
+from starlette.datastructures import Headers
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketClose
 from strawberry.asgi import GraphQL
@@ -41,6 +44,7 @@ from api import graphql_http
 from api.caller import identify
 from api.errors import coded_error, ensure_coded, log_error
 from api.graphiql import graphiql_page
+from api.json_body import UnreadableJson, read_json
 from api.request_log import note_errors
 from api.services import Services
 from contract.errors import BackendUnavailable
@@ -53,6 +57,24 @@ class Refused(HTTPException):
     def __init__(self, status_code: int, reason: str, headers: dict[str, str] | None = None):
         super().__init__(status_code, reason)
         self.headers = headers or {}
+
+
+class UnreadableRequest(HTTPException):
+    """A body that is not one JSON object, or a body or query parameter whose JSON cannot be
+    read (api/json_body.py): 400 with a
+    coded GraphQL error, as contract §7 asks, in the media type the client accepts."""
+
+    def __init__(self, unreadable: UnreadableJson) -> None:
+        super().__init__(400, unreadable.message)
+        self.code = unreadable.code
+
+    def response(self, accept: str | None) -> Response:
+        media_type = graphql_http.response_media_type(accept) or graphql_http.JSON
+        errors: list[dict[str, Any]] = [{"message": self.reason, "extensions": {"code": self.code}}]
+        note_errors(errors)
+        return JSONResponse(
+            {"errors": errors}, status_code=400, media_type=f"{media_type}; charset=utf-8"
+        )
 
 
 class SubResponse(Response):
@@ -83,6 +105,8 @@ class GraphQLView(GraphQL[RequestContext, None]):
             return
         try:
             response = await self.run(Request(scope, receive))
+        except UnreadableRequest as unreadable:
+            response = unreadable.response(Headers(scope=scope).get("accept"))
         except HTTPException as refused:
             headers = refused.headers if isinstance(refused, Refused) else {}
             response = PlainTextResponse(refused.reason, refused.status_code, headers=headers)
@@ -126,6 +150,14 @@ class GraphQLView(GraphQL[RequestContext, None]):
             through_gateway=caller.through_gateway,
         )
 
+    def parse_json(self, data: str | bytes) -> Any:
+        """The body, or GET's `variables` and `extensions`, read within api/json_body.py's
+        limits (Strawberry's own decoder lets a deep body raise RecursionError: a 500)."""
+        try:
+            return read_json(data)
+        except UnreadableJson as unreadable:
+            raise UnreadableRequest(unreadable) from None
+
     async def parse_http_body(
         self, request: AsyncHTTPRequestAdapter
     ) -> GraphQLRequestData | list[GraphQLRequestData]:
@@ -133,6 +165,15 @@ class GraphQLView(GraphQL[RequestContext, None]):
             content_type, _ = parse_content_type(request.content_type or "")
             if content_type != graphql_http.JSON:
                 raise Refused(415, "Send the GraphQL request as `Content-Type: application/json`.")
+            # Strawberry reads the body's fields with `.get`: anything but an object would
+            # fail there (a 500). A batch (an array) is contract §7's too.
+            if (await request.get_body()).lstrip()[:1] != b"{":
+                raise UnreadableRequest(
+                    UnreadableJson(
+                        'The request body must be one JSON object, {"query": …}; a batch '
+                        "(an array of operations) or any other value is not answered."
+                    )
+                )
         data = await super().parse_http_body(request)
         for item in data if isinstance(data, list) else [data]:
             if not isinstance(item.operation_name, str | None):

@@ -3,7 +3,9 @@
 Every request is authenticated as `/graphql`'s are (api/caller.py: the same bearer tokens,
 the same grants, before anything of the server runs): no or bad credentials get 401 with
 `WWW-Authenticate: Bearer` and the contract's code. The app's middleware (the loopback guard
-while AUTH_MODE is unset, the body size cap) applies as it does to `/graphql`.
+while AUTH_MODE is unset, the body size cap) applies as it does to `/graphql`, and so does the
+request time limit (api/request_timeout.py; a stopped call is 503 BACKEND_UNAVAILABLE). A
+browser's foreign `Origin` is refused with 403 first (api/mcp_origin.py).
 
 The transport is stateless and answers in JSON: a tool call is one POST and one answer, and no
 session outlives its request, so a grant is never carried from one request to another.
@@ -17,13 +19,14 @@ from collections.abc import AsyncIterator
 
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocketClose
 
 from answers.context import AnswerContext
 from api.caller import identify
 from api.services import Services
+from contract.errors import BackendUnavailable
 from contract.scope import Grant
 from mcpserver.server import create_server
 
@@ -39,6 +42,16 @@ async def caller_of(request: Request | None) -> tuple[AnswerContext, Grant]:
     services: Services = request.app.state.services
     grant: Grant = request.scope[GRANT_KEY]
     return await services.checked_answer_context(), grant
+
+
+def timed_out(scope: Scope, seconds: float) -> Response:
+    """A tool call stopped at REQUEST_TIMEOUT_SECONDS (api/request_timeout.py): 503 with the
+    contract's code, in the shape of `/mcp`'s other refusals."""
+    error = BackendUnavailable(
+        f"The request did not finish within {seconds:g} s (REQUEST_TIMEOUT_SECONDS) and was "
+        "stopped. Ask for less (smaller limits) or try again later."
+    )
+    return JSONResponse({"error": {"code": error.code, "message": error.message}}, 503)
 
 
 class McpEndpoint:

@@ -179,14 +179,47 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry, default=str)
 
 
+# A text value written as it stands: printable ASCII but the space, `"` and `\\`, so it can
+# neither end the line nor run into the next `key=value` pair.
+_BARE_VALUE = re.compile(r"[!#-\[\]-~]+")
+
+
+def text_value(value: object) -> str:
+    """A field's value in a text line: as it stands when that is safe, else as a JSON string
+    (every control character, line separator and non-ASCII letter escaped). A request path is
+    the client's: `/graphql%0a…` arrives decoded, and must not start a forged line.
+
+    >>> text_value("/graphql"), text_value(200), text_value("/a\\nlevel=ERROR b")
+    ('/graphql', '200', '"/a\\\\nlevel=ERROR b"')
+    """
+    if isinstance(value, str) and not _BARE_VALUE.fullmatch(value):
+        return json.dumps(value)
+    return f"{value}"
+
+
+def printable(message: str) -> str:
+    """`message` with every character that is not printable escaped (`\\n`, `\\x85`,
+    `\\u2028`): a message may quote what a client sent, and must stay one line."""
+    if message.isprintable():
+        return message
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in message)
+
+
 class TextFormatter(logging.Formatter):
-    """The usual line, with a request's fields as `key=value` after the message."""
+    """The usual line, with a request's fields as `key=value` after the message. Only a
+    traceback spans lines: the message and every value are escaped onto the one line."""
+
+    def formatMessage(self, record: logging.LogRecord) -> str:
+        escaped = logging.makeLogRecord(record.__dict__)
+        escaped.message = printable(record.message)
+        return super().formatMessage(escaped)
 
     def format(self, record: logging.LogRecord) -> str:
         line = super().format(record)
         fields = getattr(record, "fields", None)
         if fields:
-            line += " " + " ".join(f"{k}={v}" for k, v in fields.items() if k != "event")
+            pairs = (f"{k}={text_value(v)}" for k, v in fields.items() if k != "event")
+            line += " " + " ".join(pairs)
         return line
 
 

@@ -1,4 +1,5 @@
-"""A time limit per GraphQL request (`REQUEST_TIMEOUT_SECONDS`), as ASGI middleware.
+"""A time limit per request to `/graphql` and `/mcp` (`REQUEST_TIMEOUT_SECONDS`), as ASGI
+middleware.
 
 A request whose answer has not started within the limit is cancelled (its resolvers and any
 statement the driver is waiting on) and answered with a coded GraphQL error, so a slow query
@@ -23,10 +24,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from starlette.datastructures import Headers
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api import graphql_http
@@ -55,9 +57,18 @@ def timed_out(scope: Scope, seconds: float) -> JSONResponse:
 
 
 class RequestTimeout:
-    def __init__(self, app: ASGIApp, seconds: float) -> None:
+    """`answer`: what a stopped request gets; by default the GraphQL error above (`/mcp`
+    gives its own, api/mcp_http.py)."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        seconds: float,
+        answer: Callable[[Scope, float], Response] = timed_out,
+    ) -> None:
         self.app = app
         self.seconds = seconds
+        self.answer = answer
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -84,4 +95,4 @@ class RequestTimeout:
                 scope.get("path"),
                 self.seconds,
             )
-            await timed_out(scope, self.seconds)(scope, receive, send)
+            await self.answer(scope, self.seconds)(scope, receive, send)

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
+from urllib.parse import urlsplit
 
 
 class SettingsError(ValueError):
@@ -60,12 +61,19 @@ class Text(Kind[str | None]):
 @dataclass(frozen=True)
 class SecretText(Kind[Secret | None]):
     default: None = None
+    min_length: int = 0  # a token a client presents: long enough that guessing it is hopeless
 
     def parse(self, key: str, raw: str) -> Secret | None:
+        if len(raw) < self.min_length:
+            raise SettingsError(
+                f"{key} must be at least {self.min_length} characters; generate one with "
+                "`python -c 'import secrets; print(secrets.token_urlsafe(32))'`."
+            )
         return Secret(raw)
 
     def accepts(self) -> str:
-        return "text (secret: never logged)"
+        at_least = f", at least {self.min_length} characters" if self.min_length else ""
+        return f"text (secret: never logged{at_least})"
 
 
 @dataclass(frozen=True)
@@ -206,6 +214,33 @@ class Workspaces(Kind[tuple[str, ...] | None]):
 
     def accepts(self) -> str:
         return "workspace names, comma-separated"
+
+
+@dataclass(frozen=True)
+class Origins(Kind[tuple[str, ...]]):
+    """Exact web origins (`scheme://host[:port]`), comma-separated; unset: none. A browser's
+    `Origin` header is compared with each as written, so anything else (a path, a wildcard,
+    a trailing `/`) could never match and is refused rather than ignored."""
+
+    default: tuple[str, ...] = ()
+
+    def parse(self, key: str, raw: str) -> tuple[str, ...]:
+        origins = tuple(dict.fromkeys(item.strip() for item in raw.split(",") if item.strip()))
+        for origin in origins:
+            parts = urlsplit(origin)
+            exact = f"{parts.scheme}://{parts.netloc}" if parts.netloc else ""
+            if parts.scheme not in ("http", "https") or origin != exact:
+                raise SettingsError(
+                    f"{key}: {origin!r} is not an exact origin such as https://app.example.com"
+                    " (scheme, host and port only; no path, no wildcard)"
+                )
+        return origins
+
+    def accepts(self) -> str:
+        return "exact origins (`https://app.example.com`), comma-separated"
+
+    def shows_default(self) -> str:
+        return "none"
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from api.setting_kinds import (
     Choice,
@@ -20,6 +21,7 @@ from api.setting_kinds import (
     Integer,
     Names,
     Number,
+    Origins,
     SecretText,
     Setting,
     Text,
@@ -31,6 +33,9 @@ from api.setting_kinds import SettingsError as SettingsError
 from contract.graph_owned import GRAPH_OWNED_RELATION_TYPES
 from retrieval.fusion import DEFAULT_RRF_K
 from retrieval.lexical_rule import LEXICAL_FIELD_CHOICES, LexicalRule
+
+# The shortest token a client may present (`FEDERATION_GATEWAY_TOKEN`, `METRICS_TOKEN`).
+MIN_TOKEN_LENGTH = 32
 
 
 def read_json_file(setting: str, path: Path) -> object:
@@ -202,7 +207,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "FEDERATION_GATEWAY_TOKEN",
         "federation_gateway_token",
-        SecretText(),
+        SecretText(min_length=MIN_TOKEN_LENGTH),
         "When set, `_service` and `_entities` need it in `X-Gateway-Token`.",
     ),
     # GraphQL and HTTP limits (docs/security.md says why each default is what it is)
@@ -276,7 +281,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "METRICS_TOKEN",
         "metrics_token",
-        SecretText(),
+        SecretText(min_length=MIN_TOKEN_LENGTH),
         "When set, `/metrics` answers only `Authorization: Bearer <token>`; unset: loopback only.",
     ),
     Setting(
@@ -297,6 +302,13 @@ SETTINGS: tuple[Setting, ...] = (
         "mcp_max_result_chars",
         Integer(20_000, 2_000, 10_000_000),
         "The most characters of one MCP tool result (structured content and text together).",
+    ),
+    Setting(
+        "CORS_ALLOW_ORIGINS",
+        "cors_allow_origins",
+        Origins(),
+        "Web origins besides loopback ones whose pages may call the service; `/mcp` refuses "
+        "any other `Origin` with 403.",
     ),
 )
 
@@ -372,6 +384,7 @@ class Settings:
     # MCP
     mcp_workspaces: tuple[str, ...] | None
     mcp_max_result_chars: int
+    cors_allow_origins: tuple[str, ...]
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str] | None = None) -> Settings:
@@ -388,9 +401,29 @@ class Settings:
         return cls(**values)
 
     def public_summary(self) -> dict[str, object]:
-        """Every setting but the secrets, for the start-up log."""
+        """Every setting but the secrets, for the start-up log; a URL without its user info
+        and query (`redacted_url`)."""
         return {
-            f.name: getattr(self, f.name)
+            f.name: redacted_url(value) if isinstance(value, str) else value
             for f in fields(self)
-            if not isinstance(getattr(self, f.name), Secret)
+            if not isinstance(value := getattr(self, f.name), Secret)
         }
+
+
+def redacted_url(value: str) -> str:
+    """`value` with the user info and the query of a URL it holds replaced by `***`: a URL
+    setting may carry a password (`bolt://user:secret@host`) or a key (`?key=…`), and logs are
+    read by more people than settings are. Anything that is not such a URL is returned as is.
+
+    >>> redacted_url("bolt://neo4j:secret@db:7687"), redacted_url("https://e.test/v1?key=k1")
+    ('bolt://***@db:7687', 'https://e.test/v1?***')
+    >>> redacted_url("bolt://127.0.0.1:7687"), redacted_url("name,description")
+    ('bolt://127.0.0.1:7687', 'name,description')
+    """
+    parts = urlsplit(value)
+    if not (parts.scheme and parts.netloc):
+        return value
+    netloc = "***@" + parts.netloc.rpartition("@")[2] if "@" in parts.netloc else parts.netloc
+    query = "***" if parts.query else ""
+    fragment = "***" if parts.fragment else ""
+    return urlunsplit((parts.scheme, netloc, parts.path, query, fragment))

@@ -32,6 +32,7 @@ from opentelemetry.sdk.resources import SERVICE_NAME, Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter, SpanExporter
 from starlette.middleware import Middleware
+from starlette.types import ASGIApp, Receive, Scope, Send
 from strawberry.extensions import SchemaExtension
 
 from api.request_log import operation_of
@@ -45,6 +46,8 @@ from graph.statement_names import statement_name
 TRACER_NAME = "evidencegraph"
 # Probes answer often and say little; their spans would only crowd the traces.
 UNTRACED_PATHS = "/healthz,/readyz,/metrics"
+# Where QueryStringUntraced keeps the query string while the tracing middleware looks.
+_HIDDEN_QUERY = "evidencegraph.query_string"
 
 
 def exporter_named(name: str) -> SpanExporter:
@@ -82,7 +85,7 @@ class Tracing:
 
     def middleware(self) -> Middleware:
         return Middleware(
-            OpenTelemetryMiddleware,
+            QueryStringUntraced,
             tracer_provider=self.provider,
             meter_provider=NoOpMeterProvider(),
             excluded_urls=UNTRACED_PATHS,
@@ -102,6 +105,31 @@ class Tracing:
     def close(self) -> None:
         if self.owned:
             self.provider.shutdown()
+
+
+class QueryStringUntraced:
+    """OpenTelemetry's ASGI middleware, shown the request without its query string.
+
+    Its request span records the URL it is shown (`http.target`, `http.url`, `url.query`);
+    a GraphQL GET carries its document and variables there, which no span may hold. The app
+    behind it gets the query string back, untouched."""
+
+    def __init__(self, app: ASGIApp, /, **options: Any) -> None:
+        self.app = app
+        self.traced = OpenTelemetryMiddleware(self._restored, **options)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not scope.get("query_string"):
+            await self.traced(scope, receive, send)
+            return
+        shown = {**scope, "query_string": b"", _HIDDEN_QUERY: scope["query_string"]}
+        await self.traced(shown, receive, send)
+
+    async def _restored(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if _HIDDEN_QUERY in scope:  # a copy again: the tracing middleware keeps its own
+            scope = {**scope, "query_string": scope[_HIDDEN_QUERY]}
+            del scope[_HIDDEN_QUERY]
+        await self.app(scope, receive, send)
 
 
 class TracingExtension(SchemaExtension):

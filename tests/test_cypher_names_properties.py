@@ -25,6 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from contract.arguments import MAX_NAME_LENGTH, has_control_character
+from contract.graph_owned import GRAPH_OWNED_LABELS
 from graph.cypher_names import is_load_name
 from graph.driver import Graph
 from ingest.graphrag import label_for_type
@@ -158,8 +159,7 @@ async def test_a_bundle_label_or_type_outside_the_rule_is_refused_with_its_line_
     )
     bundle = write_bundle(folder / "odd.jsonl", [odd_label, odd_type])
     run = await cli.run("load", str(bundle))
-    owned = {"Entity", "Chunk", "Document", "Job", "Community", "ResolvedEntity"}
-    label_ok = is_load_name(label) and label not in owned
+    label_ok = is_load_name(label) and label not in GRAPH_OWNED_LABELS
     type_ok = is_load_name(relation_type) and relation_type not in (
         "HAS_PART", "MENTIONED_IN", "IN_COMMUNITY", "RESOLVED_AS",
     )  # fmt: skip

@@ -5,6 +5,7 @@ profile enabled."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import tomllib
@@ -20,14 +21,19 @@ DOCKER = ROOT / "docker"
 PROFILES = ("--profile", "load", "--profile", "scale")
 
 
-def compose_config() -> dict[str, object]:
+def compose_config(**environment: str) -> dict[str, object]:
+    """The compose file as docker-compose reads it, with the user's `environment` (and none of
+    the variables it interpolates unless given here)."""
     program = debian_program(Path("/usr/bin/docker-compose"), "docker-compose")
+    interpolated = set(re.findall(r"\$\{(\w+)", (DOCKER / "compose.yaml").read_text()))
+    inherited = {k: v for k, v in os.environ.items() if k not in interpolated}
     result = subprocess.run(
         [str(program), "-f", str(DOCKER / "compose.yaml"), *PROFILES, "config"],
         capture_output=True,
         text=True,
         check=False,
         timeout=120,
+        env=inherited | environment,
     )
     assert result.returncode == 0, result.stderr
     config: dict[str, object] = yaml.safe_load(result.stdout)
@@ -78,7 +84,7 @@ def test_profile_scale_runs_two_replicas_of_the_service_behind_a_pinned_nginx() 
     environment = {k: str(v) for k, v in replica["environment"].items()}
     settings = Settings.from_environ(environment)
     assert settings.neo4j_uri == "bolt://neo4j:7687" and settings.auth_mode == "apikeys"
-    assert settings.metrics_enabled and settings.metrics_token is not None
+    assert settings.metrics_enabled and settings.metrics_token is None  # loopback only
     assert settings.log_format == "json"
     # Stopping a replica waits for its requests in flight (REQUEST_TIMEOUT_SECONDS + margin).
     grace = int(replica["stop_grace_period"].rstrip("s"))
@@ -86,3 +92,14 @@ def test_profile_scale_runs_two_replicas_of_the_service_behind_a_pinned_nginx() 
     nginx = (DOCKER / "nginx.conf").read_text()
     assert "server replica:8000" in nginx and "listen 8080;" in nginx
     assert "location = /metrics { return 404; }" in nginx
+
+
+def test_compose_gives_the_metrics_token_no_default() -> None:
+    """Unset, /metrics answers loopback only; a token comes from the user alone."""
+    for environment in ({}, {"METRICS_TOKEN": ""}):
+        replica = compose_config(**environment)["services"]["replica"]  # type: ignore[index]
+        assert not replica["environment"].get("METRICS_TOKEN"), environment
+    token = "m" * 32
+    replica = compose_config(METRICS_TOKEN=token)["services"]["replica"]  # type: ignore[index]
+    environment = {k: str(v) for k, v in replica["environment"].items()}
+    assert Settings.from_environ(environment).metrics_token == token

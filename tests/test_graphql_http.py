@@ -4,11 +4,14 @@ are audited from outside by graphql-http's own suite in `test_graphql_http_audit
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 from api.app import create_app
 from api.graphql_http import response_media_type
@@ -173,3 +176,74 @@ async def test_without_credentials_every_operation_is_refused_before_it_runs(
         headers={"accept": GRAPHQL_RESPONSE, "authorization": "Bearer good"},
     )
     assert (granted.status_code, granted.json()) == (200, {"data": {"__typename": "Query"}})
+
+
+def nested(depth: int, opener: str) -> str:
+    """JSON `depth` levels deep: `[[[…]]]` or `{"a":{"a":…}}`."""
+    closer = "]" if opener == "[" else "}"
+    return opener * depth + "1" + closer * depth
+
+
+NESTINGS = st.builds(nested, st.integers(33, 20_000), st.sampled_from(["[", '{"a":']))
+URL_NESTINGS = st.builds(nested, st.integers(33, 2_000), st.sampled_from(["[", '{"a":']))
+# What a body can be: deep nesting (inside a request or bare), cut-off JSON, any bytes.
+UNREADABLE_BODIES = (
+    NESTINGS.map(lambda deep: f'{{"query": "{{ __typename }}", "variables": {{"v": {deep}}}}}')
+    | NESTINGS.map(lambda deep: f'{{"query": "{{ __typename }}", "extensions": {{"e": {deep}}}}}')
+    | NESTINGS
+    | NESTINGS.map(lambda deep: deep[: len(deep) // 2])
+    | st.binary(max_size=64).map(lambda raw: raw.decode("latin-1"))
+)
+
+
+def coded_refusal(response: httpx.Response) -> str:
+    """The code of a refused request's one error, once its shape is checked."""
+    assert response.status_code == 400, response.text
+    body = response.json()
+    assert "data" not in body
+    [error] = body["errors"]
+    return str(error["extensions"]["code"])
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(body=UNREADABLE_BODIES)
+async def test_a_body_the_server_cannot_read_is_400_with_a_coded_error_never_a_500(
+    http: httpx.AsyncClient, body: str
+) -> None:
+    assume(not is_readable_request(body))
+    response = await http.post(
+        "/graphql", content=body.encode(), headers={"content-type": JSON, "accept": JSON}
+    )
+    assert coded_refusal(response) == "MALFORMED"
+
+
+def is_readable_request(body: str) -> bool:
+    """A JSON object a handful of levels deep (garbage may happen to be one)."""
+    try:
+        return isinstance(json.loads(body), dict) and body.count("[") + body.count("{") <= 32
+    except (RecursionError, ValueError):
+        return False
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    deep=NESTINGS.filter(lambda deep: len(deep) < 6000),
+    parameter=st.sampled_from(["variables", "extensions"]),
+)
+async def test_deeply_nested_get_variables_or_extensions_are_400_with_a_coded_error(
+    http: httpx.AsyncClient, deep: str, parameter: str
+) -> None:
+    response = await http.get(
+        "/graphql",
+        params={"query": "{ __typename }", parameter: f'{{"v": {deep}}}'},
+        headers={"accept": JSON},
+    )
+    assert coded_refusal(response) == "MALFORMED"

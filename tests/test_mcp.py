@@ -5,6 +5,7 @@ trips as the matching GraphQL queries."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import subprocess
 import sys
@@ -494,3 +495,87 @@ async def test_each_tool_costs_the_round_trips_of_the_matching_graphql_query(
     for name, (mcp_trips, graphql_trips) in pairs.items():
         assert mcp_trips == graphql_trips, (name, pairs)
     assert all(trips > 0 for trips, _ in pairs.values()), pairs
+
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"},
+    },
+}
+MCP_HEADERS = {
+    "accept": "application/json, text/event-stream",
+    "authorization": f"Bearer {ACME_KEY}",
+}
+
+
+async def test_a_foreign_origin_is_403_and_loopback_and_configured_origins_pass(
+    neo4j_uri: str, graph: Graph, keys_file: Path
+) -> None:
+    """MCP Streamable HTTP: "If the Origin header is present and invalid, servers MUST respond
+    with HTTP 403 Forbidden" (DNS rebinding)."""
+    async with serving(
+        neo4j_uri,
+        graph,
+        AUTH_MODE="apikeys",
+        AUTH_API_KEYS_FILE=str(keys_file),
+        CORS_ALLOW_ORIGINS="https://app.example.com",
+    ) as client:
+        for foreign in (
+            "https://evil.example",
+            "null",
+            "https://app.example.com.evil.example",
+            "http://localhost.evil.example",
+            "http://app.example.com",
+        ):
+            response = await client.http.post(
+                "/mcp", json=INITIALIZE, headers={**MCP_HEADERS, "origin": foreign}
+            )
+            assert response.status_code == 403, foreign
+            assert response.json()["error"]["code"] == "FORBIDDEN"
+        for origin in (
+            None,
+            "http://localhost:6274",
+            "http://127.0.0.1",
+            "http://[::1]:3000",
+            "https://app.example.com",
+        ):
+            sent = {**MCP_HEADERS, **({"origin": origin} if origin else {})}
+            response = await client.http.post("/mcp", json=INITIALIZE, headers=sent)
+            assert response.status_code == 200, (origin, response.text)
+            assert response.json()["result"]["serverInfo"]
+
+
+async def test_a_tool_call_over_the_request_time_limit_ends_with_a_coded_503(
+    neo4j_uri: str, graph: Graph, keys_file: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """/mcp runs under REQUEST_TIMEOUT_SECONDS as /graphql does (api/request_timeout.py)."""
+    never = asyncio.Event()
+
+    async def hanging_read(*_: Any, **__: Any) -> Any:
+        await never.wait()  # only the time limit ends it
+
+    async with serving(
+        neo4j_uri,
+        graph,
+        AUTH_MODE="apikeys",
+        AUTH_API_KEYS_FILE=str(keys_file),
+        REQUEST_TIMEOUT_SECONDS="0.2",
+    ) as client:
+        monkeypatch.setattr(client.services.graph, "read", hanging_read)
+        call = {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "entity_labels", "arguments": {}},
+        }
+        async with asyncio.timeout(60):  # without the limit it never ends: fail, not hang
+            response = await client.http.post("/mcp", json=call, headers=MCP_HEADERS)
+        assert response.status_code == 503, response.text
+        error = response.json()["error"]
+        assert error["code"] == "BACKEND_UNAVAILABLE"
+        assert "REQUEST_TIMEOUT_SECONDS" in error["message"]

@@ -11,8 +11,10 @@ import textwrap
 from pathlib import Path
 
 import httpx
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from api.settings import Settings, SettingsError
 from graph.driver import Graph
 from tests.support.graph_builder import GraphBuilder
 from tests.support.operations_app import SEARCH, WALK, post, served, three_people
@@ -73,7 +75,7 @@ async def test_metrics_answer_a_client_off_loopback_only_with_the_metrics_token(
 ) -> None:
     async with served(neo4j_uri, METRICS_ENABLED="true", client_host="10.1.2.3") as (http, _):
         assert (await scrape(http)).status_code == 404
-    token = "s3cret-metrics-token"
+    token = "s3cret-metrics-token-of-32-chars"  # METRICS_TOKEN: at least 32 characters
     async with served(
         neo4j_uri, METRICS_ENABLED="true", METRICS_TOKEN=token, client_host="10.1.2.3"
     ) as (http, _):
@@ -126,3 +128,10 @@ def test_with_a_multiprocess_directory_every_worker_reports_the_sum_of_all_worke
     assert figures["evidencegraph_requests_total", (("operation_type", "none"),)] == 2
     assert figures["evidencegraph_statements_per_request_sum", ()] == 4
     assert figures["evidencegraph_load_jobs_total", (("outcome", "loaded"),)] == 6
+
+
+def test_a_metrics_token_shorter_than_the_other_tokens_stops_start_up() -> None:
+    """METRICS_TOKEN has FEDERATION_GATEWAY_TOKEN's minimum: 32 characters."""
+    with pytest.raises(SettingsError, match="METRICS_TOKEN must be at least 32 characters"):
+        Settings.from_environ({"METRICS_ENABLED": "true", "METRICS_TOKEN": "m" * 31})
+    assert Settings.from_environ({"METRICS_TOKEN": "m" * 32}).metrics_token == "m" * 32

@@ -4,13 +4,18 @@ token, a query text, a variable or a parameter value."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from starlette.responses import PlainTextResponse
+from starlette.types import Message
 
-from api.request_log import JsonFormatter, TextFormatter, logging_config
+from api.request_log import JsonFormatter, RequestLog, TextFormatter, logging_config
 from api.settings import Settings, SettingsError
 from graph.driver import Graph
 from tests.support.graph_builder import GraphBuilder
@@ -103,3 +108,61 @@ def test_log_format_is_json_or_text_and_anything_else_stops_start_up() -> None:
     config = logging_config("json")
     assert config["formatters"]["default"]["()"] is JsonFormatter
     assert config["loggers"]["uvicorn.access"]["propagate"] is False
+
+
+# Characters that end a line somewhere (str.splitlines, log viewers) or hide what follows.
+LINE_BREAKERS = "\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029\x00\x1b\t"
+PATHS = st.text(st.sampled_from(LINE_BREAKERS + ' "=\\') | st.characters(), max_size=40).map(
+    lambda text: "/" + text
+)
+
+
+def logged_request(path: str) -> logging.LogRecord:
+    """The request log's record of one request for `path`, as a server decodes it (`%0a`
+    arrives as a newline), answered 404 by an app behind the log."""
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign,assignment]
+    logger = logging.getLogger("evidencegraph.request")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    scope = {"type": "http", "method": "GET", "path": path, "headers": []}
+
+    async def receive() -> Message:
+        return {"type": "http.request", "body": b""}
+
+    async def send(message: Message) -> None:
+        pass
+
+    try:
+        asyncio.run(RequestLog(PlainTextResponse("not found", 404))(scope, receive, send))
+    finally:
+        logger.removeHandler(handler)
+    [record] = records
+    return record
+
+
+@given(path=PATHS)
+def test_a_request_path_is_escaped_so_it_cannot_forge_a_log_line(path: str) -> None:
+    record = logged_request(path)
+    text = TextFormatter("%(levelname)s %(name)s: %(message)s").format(record)
+    assert len(text.splitlines()) == 1, text
+    # The path reads back exactly, and the next pair is the log's own.
+    start = text.index(" path=") + len(" path=")
+    if text[start] == '"':
+        read, end = json.JSONDecoder().raw_decode(text, start)
+    else:
+        end = text.index(" ", start)
+        read = text[start:end]
+    assert read == path
+    assert text[end:].startswith(" status=404 ")
+    entry = JsonFormatter().format(record)
+    assert len(entry.splitlines()) == 1 and json.loads(entry)["path"] == path
+
+
+@given(quoted=PATHS)
+def test_a_log_message_quoting_a_client_stays_one_line(quoted: str) -> None:
+    record = logging.LogRecord(
+        "api.request_timeout", logging.WARNING, "", 0, "a request to %s", (quoted,), None
+    )
+    assert len(TextFormatter("%(levelname)s: %(message)s").format(record).splitlines()) == 1

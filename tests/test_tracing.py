@@ -180,3 +180,24 @@ def test_spans_name_the_service_evidencegraph_unless_otel_service_name_says_othe
     provider = tracer_provider_for("console")
     assert provider.resource.attributes["service.name"] == "graph-api-eu"
     provider.shutdown()
+
+
+async def test_a_get_request_s_query_string_is_never_in_a_span(
+    neo4j_uri: str, graph: Graph
+) -> None:
+    """GraphQL over GET carries the document and its variables in the query string."""
+    async with traced_app(neo4j_uri) as (http, exporter):
+        response = await http.get(
+            "/graphql",
+            params={
+                "query": "query Lookup($id: ID!) { entity(id: $id) { name } }",
+                "variables": '{"id": "00000000-0000-4000-8000-5ec2e7000000"}',
+            },
+            headers={"accept": "application/json"},
+        )
+        assert response.status_code == 200, response.text
+        tree = SpanTree(exporter.get_finished_spans())
+    assert tree.named("GET /graphql").attributes  # the request's span, with its attributes
+    values = " ".join(tree.attribute_values())
+    for fragment in ("5ec2e7", "query=", "variables", "%7B"):
+        assert fragment not in values, values
