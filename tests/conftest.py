@@ -28,25 +28,32 @@ from tests.support.manual_clock import ManualClock
 from tests.support.scripted_embedder import ScriptedQueryEmbedder
 
 if TYPE_CHECKING:
+    from localneo4j.server import LocalServer
     from tests.support.load_helpers import Cli
 
 TEST_DIMENSION = 8
 
 
 @pytest.fixture(scope="session")
-def neo4j_uri(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    configured = os.environ.get("NEO4J_URI")
-    if configured:
-        yield configured
+def session_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer | None]:
+    """The session's own server, or None when `NEO4J_URI` names the one to use. Tests of
+    `localneo4j` itself read this one rather than start another JVM (tests/test_localneo4j.py)."""
+    if os.environ.get("NEO4J_URI"):
+        yield None
         return
     from localneo4j.pytest_server import private_server
     from localneo4j.server import stop
 
     server = private_server(Path(tmp_path_factory.mktemp("neo4j")))
     try:
-        yield server.bolt_uri
+        yield server
     finally:
         stop(server.home)
+
+
+@pytest.fixture(scope="session")
+def neo4j_uri(session_server: LocalServer | None) -> str:
+    return os.environ["NEO4J_URI"] if session_server is None else session_server.bolt_uri
 
 
 @pytest.fixture(scope="session")

@@ -1,10 +1,12 @@
 """`localneo4j` and `evidencegraph neo4j`: a real Neo4j 5.26 Community, fetched, started, queried
 and stopped (contract §11).
 
-Nothing skips. The module starts its own real server in a temporary home on a free loopback
-port (never 7687: other test runs share the machine), and the start-up failure tests start real
-JVMs that really fail. Only the Maven and Java failure paths use stand-in executables, since a
-broken Maven or an old Java cannot be had for real.
+Nothing skips. The module reads the test session's own real server, which `private_server`
+started in a temporary home on a free loopback port (never 7687: other test runs share the
+machine), or starts one like it when the session uses `NEO4J_URI`'s; the stop test starts a
+server of its own, and the start-up failure tests start real JVMs that really fail. Only the
+Maven and Java failure paths use stand-in executables, since a broken Maven or an old Java
+cannot be had for real.
 """
 
 from __future__ import annotations
@@ -44,7 +46,16 @@ from localneo4j.server import (
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer]:
+def server(
+    session_server: LocalServer | None, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LocalServer]:
+    """The test session's own server, started by `private_server` like any other (a JVM start
+    is the slowest step of a run, and these tests only read it or start it again, which
+    returns it); a server of the module's own when the session uses `NEO4J_URI`'s. The tests
+    that stop a server or make one fail start their own."""
+    if session_server is not None:
+        yield session_server
+        return
     started = private_server(tmp_path_factory.mktemp("neo4j"))
     try:
         yield started
