@@ -198,10 +198,12 @@ async def test_suggestions_are_off_in_variable_errors_too(client: Client) -> Non
     assert codes(body) == ["MALFORMED"] and "Did you mean" not in messages(body)
 
 
-async def test_batches_are_refused(client: Client) -> None:
+async def test_batches_are_refused_with_a_coded_400(client: Client) -> None:
+    """Contract §7: a batch array is a body the server does not read: a 4xx with a code."""
     response = await client.http.post("/graphql", json=[{"query": "{ __typename }"}] * 2)
     assert response.status_code == 400
-    assert "Batching is not enabled" in response.text
+    assert codes(response.json()) == ["MALFORMED"]
+    assert "a batch" in messages(response.json())
 
 
 def test_websockets_are_refused(neo4j_uri: str) -> None:
