@@ -343,20 +343,10 @@ async def test_a_tool_call_waits_for_the_start_checks_deferred_while_neo4j_was_d
 
 
 async def test_no_token_or_a_bad_one_is_401_before_any_tool_runs(keyed: Client) -> None:
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"},
-        },
-    }
     headers = {"accept": "application/json, text/event-stream"}
     for authorization in (None, "Bearer not-a-key"):
         sent = {**headers, **({"authorization": authorization} if authorization else {})}
-        response = await keyed.http.post("/mcp", json=initialize, headers=sent)
+        response = await keyed.http.post("/mcp", json=INITIALIZE, headers=sent)
         assert response.status_code == 401
         assert response.headers["www-authenticate"] == "Bearer"
         assert response.json()["error"]["code"] == "UNAUTHENTICATED"

@@ -350,13 +350,19 @@ async def test_purge_command_reports_what_it_removed(
     assert usage.value.code == 2
 
 
-async def test_a_deleted_bundle_line_loads_as_a_new_document_once_purge_made_the_deletion_final(
-    graph: Graph, cli: Cli, tmp_path: Path
-) -> None:
+async def load_and_delete_one_line(cli: Cli, tmp_path: Path) -> Path:
+    """A bundle of one line, loaded and then deleted; the bundle's path."""
     line = bundle_line(1, [(1, "Ada, analyst.")], entities=[entity(1, "Ada", [1])])
     bundle = write_bundle(tmp_path / "one.jsonl", [line])
     assert (await cli.run("load", str(bundle))).code == 0
     assert (await cli.run("delete", "--document", uid("d", 1))).code == 0
+    return bundle
+
+
+async def test_a_deleted_bundle_line_loads_as_a_new_document_once_purge_made_the_deletion_final(
+    graph: Graph, cli: Cli, tmp_path: Path
+) -> None:
+    bundle = await load_and_delete_one_line(cli, tmp_path)
 
     run = await cli.run("purge", "--older-than", "0s")
     assert run.code == 0, run.err
@@ -371,10 +377,7 @@ async def test_a_deleted_bundle_line_loads_as_a_new_document_once_purge_made_the
 async def test_purge_leaves_a_deletion_a_reload_can_undo_until_it_has_settled(
     graph: Graph, cli: Cli, tmp_path: Path
 ) -> None:
-    line = bundle_line(1, [(1, "Ada, analyst.")], entities=[entity(1, "Ada", [1])])
-    bundle = write_bundle(tmp_path / "one.jsonl", [line])
-    assert (await cli.run("load", str(bundle))).code == 0
-    assert (await cli.run("delete", "--document", uid("d", 1))).code == 0
+    bundle = await load_and_delete_one_line(cli, tmp_path)
 
     report = await purge(graph, timedelta(hours=1))
     assert (report.deletions_finalised, report.superseded_passages) == (0, 0)
