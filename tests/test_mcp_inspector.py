@@ -51,7 +51,7 @@ async def test_the_inspector_cli_lists_the_tools_and_searches_the_demo_data(
         # than the default 10 s for a first search on a cold page cache.
         "NEO4J_QUERY_TIMEOUT_SECONDS": "120",
         # Small enough that a default walk is cut, so the session follows its cursor.
-        "MCP_MAX_RESULT_CHARS": "10000",
+        "MCP_MAX_RESULT_CHARS": "16000",
     }
     # Loaded here rather than by `demo`, so the server's start is not timed with the load.
     assert await load_demo(Settings.from_environ(environment)) == ALEX_MERCER

@@ -11,6 +11,7 @@ fields and evidence of a hit that appears in both are compared (`moved_hits`).
 
 from __future__ import annotations
 
+import asyncio
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,6 +21,7 @@ from mcp import ClientSession
 from tests.conftest import Client, without_request_ids
 
 MODES = ("LEXICAL", "SEMANTIC", "HYBRID")
+READS_AT_ONCE = 4
 PASSAGE = (
     "fragment P on Passage { id text position version"
     " document { id workspace title uri currentVersion } }"
@@ -108,38 +110,50 @@ async def workspace_view(
     document_ids: list[str],
     queries: list[str],
 ) -> WorkspaceView:
-    """What `caller` reads of these ids and these queries (ids of any workspace, and missing)."""
-    view = WorkspaceView()
+    """What `caller` reads of these ids and these queries (ids of any workspace, and missing).
+
+    The reads are independent of each other, so they are sent a few at a time (READS_AT_ONCE):
+    the server and Neo4j then use both cores, and the answers are the same as one by one."""
     scope = {"scope": caller.scope}
-    view.exact["lookups"] = await _graphql(caller, _lookups(entity_ids, passage_ids), scope)
-    assert "errors" not in view.exact["lookups"], view.exact["lookups"]
+    at_once = asyncio.Semaphore(READS_AT_ONCE)
+
+    async def graphql(query: str, variables: dict[str, Any]) -> Any:
+        async with at_once:
+            return await _graphql(caller, query, variables)
+
+    async def tool(name: str, arguments: dict[str, Any]) -> Any:
+        async with at_once:
+            return await _tool(caller, name, arguments)
+
+    exact: dict[str, Any] = {"lookups": graphql(_lookups(entity_ids, passage_ids), scope)}
     for depth in (1, 2):
         for entity_id in entity_ids:
             query = (
                 f'query W($scope: ScopeInput) {{ walk(entityId: "{entity_id}", scope: $scope,'
                 f" depth: {depth}) {WALK} }} " + PASSAGE + ENTITY
             )
-            view.exact[f"walk {depth} {entity_id}"] = await _graphql(caller, query, scope)
-    query, variables = _federation(entity_ids, passage_ids, document_ids)
-    view.exact["_entities"] = await _graphql(caller, query, variables)
-    assert "errors" not in view.exact["_entities"], view.exact["_entities"]
+            exact[f"walk {depth} {entity_id}"] = graphql(query, scope)
+    exact["_entities"] = graphql(*_federation(entity_ids, passage_ids, document_ids))
     for entity_id in entity_ids:
-        view.exact[f"get_entity {entity_id}"] = await _tool(
-            caller, "get_entity", {"id": entity_id, **scope}
-        )
+        exact[f"get_entity {entity_id}"] = tool("get_entity", {"id": entity_id, **scope})
     for passage_id in passage_ids:
-        view.exact[f"get_passage {passage_id}"] = await _tool(
-            caller, "get_passage", {"id": passage_id, **scope}
-        )
-    for text in queries:
-        for kind in ("entities", "passages"):
-            for mode in MODES:
-                body = await _graphql(caller, _search(kind, mode), {"q": text, **scope})
-                assert "errors" not in body, body
-                key = "entity" if kind == "entities" else "passage"
-                view.searches[f"{kind} {mode} {text!r}"] = {
-                    hit[key]["id"]: hit for hit in body["data"]["found"]
-                }
+        exact[f"get_passage {passage_id}"] = tool("get_passage", {"id": passage_id, **scope})
+    searches = {
+        (kind, mode, text): graphql(_search(kind, mode), {"q": text, **scope})
+        for text in queries
+        for kind in ("entities", "passages")
+        for mode in MODES
+    }
+    answers = await asyncio.gather(*exact.values(), *searches.values())
+    view = WorkspaceView(exact=dict(zip(exact, answers[: len(exact)], strict=True)))
+    assert "errors" not in view.exact["lookups"], view.exact["lookups"]
+    assert "errors" not in view.exact["_entities"], view.exact["_entities"]
+    for (kind, mode, text), body in zip(searches, answers[len(exact) :], strict=True):
+        assert "errors" not in body, body
+        key = "entity" if kind == "entities" else "passage"
+        view.searches[f"{kind} {mode} {text!r}"] = {
+            hit[key]["id"]: hit for hit in body["data"]["found"]
+        }
     return view
 
 
