@@ -117,6 +117,10 @@ SET s.stagedJobId = $jobId, s.stagedId = row.id, s.stagedType = row.type,
 # records, and a node's record is what leads to its newest relationships, so a reader could
 # read the new `currentVersion` while an entity's new mentions were not yet reachable from it
 # and find neither version's passages.
+# A stored relation with no passages (a path) is the exception: listing the job's passages on
+# it here would make it an edge whose passages are none of them visible, which a walk drops
+# (seed walk step 3), so a path would vanish until the version moves. Its support is added by
+# the second step, with the version; a reader in between sees it as a path still.
 COMMIT_JOB: LiteralString = (
     """
 MATCH (j:Job {id: $jobId}) WHERE j.status = 'RUNNING'
@@ -147,6 +151,10 @@ CALL (j, d) {
   MATCH (source:Entity {id: s.stagedSource}), (target:Entity {id: s.stagedTarget})
   WHERE coalesce(source.workspace, d.workspace) = d.workspace
     AND coalesce(target.workspace, d.workspace) = d.workspace
+  OPTIONAL MATCH (source)-[stored {id: s.stagedId}]->(target)
+  WHERE type(stored) = s.stagedType
+  WITH d, s, own, source, target, stored
+  WHERE stored IS NULL OR size(coalesce(stored.passageIds, [])) > 0
   MERGE (source)-[r:$(s.stagedType) {id: s.stagedId}]->(target)
     ON CREATE SET r.workspace = d.workspace
   WITH r, own WHERE coalesce(r.workspace, d.workspace) = d.workspace

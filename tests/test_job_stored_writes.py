@@ -339,3 +339,37 @@ async def test_what_a_commit_links_before_it_moves_the_version_shows_nowhere_unt
         ("KNOWS", [passage]),
         ("MET", [passage]),
     ]
+
+
+async def test_a_stored_path_stays_a_path_while_a_commit_runs_and_turns_assertion_with_the_version(
+    graph: Graph, builder: GraphBuilder
+) -> None:
+    """Issue 25 §3: an existing PATH relation never disappears while a commit runs. A
+    relation listing passages of which none is visible is dropped (seed walk step 3), so the
+    commit's first step must not list a job's passages on a stored path: the version is not
+    there yet to make them visible. The second step adds them with the version."""
+    await stored_world(graph, builder)
+    await builder.version("acme", ["Ada and Grace."], relations=[("Ada", "MET", "Grace", None)])
+    ada, grace = builder.entity_id("Ada"), builder.entity_id("Grace")
+    [met] = await graph.read("MATCH ()-[r:MET]->() RETURN r.id AS id", {})
+    before = await answers(graph, builder, "Ada")
+    assert ("MET", "PATH", ada, grace, ()) in [(*e[:4], tuple(e[4])) for e in before["walk"]]
+
+    job = await jobs.begin_job(graph, new_id(), "acme")  # a document of its own
+    passage = new_id()
+    await jobs.write_passages(
+        graph, job, [{"id": passage, "position": 0, "text": "Ada met Grace."}]
+    )
+    relation = {"id": met["id"], "type": "MET", "source": ada, "target": grace}
+    await jobs.write_relations(graph, job, [{**relation, "passageIds": [passage]}])
+    await graph.write(
+        jobs.COMMIT_JOB,
+        {"jobId": job.id, "contentHash": None, "workspaceKey": workspace_key("acme")},
+    )  # the first step only
+    assert await answers(graph, builder, "Ada") == before
+
+    assert await jobs.publish_committed_jobs(graph) == [job.id]
+    after = await answers(graph, builder, "Ada")
+    assert ("MET", "ASSERTION", ada, grace, (passage,)) in [
+        (*e[:4], tuple(e[4])) for e in after["walk"]
+    ]
