@@ -7,7 +7,8 @@ Two kinds of label are the graph's own:
   other pipelines write beside them (`Community`, `ResolvedEntity`);
 - the ones the service keeps for itself: a job's staged writes (graph/jobs.py), the re-embed
   run and the recorded embedder (graph/reembed.py, graph/embedder_record.py), the index
-  catalog's marker (graph/catalog_cache.py). Each is matched by label alone, so an entity that
+  catalog's marker (graph/catalog_cache.py), the entities whose exact-name key the service
+  wrote (graph/name_key.py). Each is matched by label alone, so an entity that
   carried one would be taken for the service's bookkeeping: `purge` deletes a `StagedEntity`
   whose job is over, and fails on one that still has mentions. Every reader refuses them as a
   load's entity labels (ingest/bundle_checks.py) or renames them (ingest/graphrag.py,
@@ -31,6 +32,7 @@ SERVICE_LABELS: tuple[str, ...] = (
     "ReembedJob",
     "EmbeddingModel",
     "IndexCatalogMarker",
+    "NameKeyed",
 )
 GRAPH_OWNED_LABELS: tuple[str, ...] = CONTRACT_LABELS + SERVICE_LABELS
 GRAPH_OWNED_RELATION_TYPES: tuple[str, ...] = (

@@ -33,6 +33,7 @@ from graph.driver import Graph
 from graph.fulltext_query import fulltext_query, scope_keys
 from graph.lookups import ENTITY_MAP, PASSAGE_MAP, scoped
 from graph.mention_reads import ScopeShape, for_each_shape, scope_shape
+from graph.name_key import NAME_KEYS_COMPLETE, name_key
 from graph.records import EntityRecord, PassageRecord
 from graph.search_ranking import RANK_AND_FUSE
 from graph.visibility import (
@@ -60,7 +61,8 @@ _NAME_WORDS: LiteralString = (
 # Lexical candidates of every label that hold enough of the query's words (or whose name the
 # query equals), returnable ones only, each entity once, in the lexical list's order
 # (retrieval/lexical_order.py): exact name, completeness, best Lucene score, id. A query with
-# no content word reads no FULLTEXT index: it looks for the names it equals, label by label.
+# no content word reads no FULLTEXT index: it looks for the names it equals, label by label,
+# through the exact-name key's index (graph/name_key.py; by a scan while an entity has none).
 #
 # Which of the two sources a search reads is chosen here, in Python, not by a WHERE in Cypher:
 # the planner places such a guard after the read it guards, so a UNION of both sources scanned
@@ -77,6 +79,19 @@ _EXACT_NAME_CANDIDATES: LiteralString = (
     "  AND toStringOrNull(node.name) =~ $exactPattern"
     "  RETURN node, 0.0 AS score"
 )
+# The same entities through the exact-name key's index (graph/name_key.py), when every entity
+# has its key: a seek, whatever the graph holds.
+_NAME_KEY_CANDIDATES: LiteralString = (
+    "  WITH target, " + name_key("$nameKeyOf") + " AS nameKey"
+    "  MATCH (node:Entity) WHERE node.nameKey = nameKey AND target.label IN labels(node)"
+    "  AND toStringOrNull(node.name) =~ $exactPattern"
+    "  RETURN node, 0.0 AS score"
+)
+_CANDIDATES: dict[str, LiteralString] = {
+    "fulltext": _FULLTEXT_CANDIDATES,
+    "name_key": _NAME_KEY_CANDIDATES,
+    "name_scan": _EXACT_NAME_CANDIDATES,
+}
 
 
 def _lexical_list(candidates: LiteralString, shape: ScopeShape) -> LiteralString:
@@ -195,14 +210,15 @@ def _fuse_and_support(shape: ScopeShape) -> LiteralString:
     )
 
 
-# The search statement for each source of lexical candidates (FULLTEXT, or exact names for a
-# query with no content word) and of semantic ones (the graph's indexes, or an external store).
-# Each also reads the index catalog's marker (graph/catalog_cache.py), in the same round trip.
-# Each is built for each shape of scope (graph/mention_reads.py); the constants hold the one
-# for a scope that filters nothing, and name all of them in traces.
-def _search(fulltext: bool, external: bool) -> Callable[[ScopeShape], LiteralString]:
+# The search statement for each source of lexical candidates (FULLTEXT; for a query with no
+# content word, exact names by their key, or by a scan while an entity has none) and of
+# semantic ones (the graph's indexes, or an external store). Each also reads the index
+# catalog's marker (graph/catalog_cache.py), in the same round trip. Each is built for each
+# shape of scope (graph/mention_reads.py); the constants hold the one for a scope that filters
+# nothing, and name all of them in traces.
+def _search(source: str, external: bool) -> Callable[[ScopeShape], LiteralString]:
     def build(shape: ScopeShape) -> LiteralString:
-        lexical = _lexical_list(_FULLTEXT_CANDIDATES if fulltext else _EXACT_NAME_CANDIDATES, shape)
+        lexical = _lexical_list(_CANDIDATES[source], shape)
         semantic = (
             _semantic_list_from_store(shape) if external else _semantic_list_from_index(shape)
         )
@@ -211,17 +227,25 @@ def _search(fulltext: bool, external: bool) -> Callable[[ScopeShape], LiteralStr
     return build
 
 
-SEARCH_ENTITIES: LiteralString = _search(True, False)("everywhere")
-SEARCH_ENTITIES_BY_EXACT_NAME: LiteralString = _search(False, False)("everywhere")
-SEARCH_ENTITIES_EXTERNAL_VECTORS: LiteralString = _search(True, True)("everywhere")
-SEARCH_ENTITIES_EXTERNAL_VECTORS_BY_EXACT_NAME: LiteralString = _search(False, True)("everywhere")
-_STATEMENTS: dict[tuple[bool, bool], Mapping[ScopeShape, str]] = {
-    (fulltext, external): for_each_shape(f"{__name__}.{name}", _search(fulltext, external))
-    for fulltext, external, name in (
-        (True, False, "SEARCH_ENTITIES"),
-        (False, False, "SEARCH_ENTITIES_BY_EXACT_NAME"),
-        (True, True, "SEARCH_ENTITIES_EXTERNAL_VECTORS"),
-        (False, True, "SEARCH_ENTITIES_EXTERNAL_VECTORS_BY_EXACT_NAME"),
+SEARCH_ENTITIES: LiteralString = _search("fulltext", False)("everywhere")
+SEARCH_ENTITIES_BY_NAME_KEY: LiteralString = _search("name_key", False)("everywhere")
+SEARCH_ENTITIES_BY_EXACT_NAME: LiteralString = _search("name_scan", False)("everywhere")
+SEARCH_ENTITIES_EXTERNAL_VECTORS: LiteralString = _search("fulltext", True)("everywhere")
+SEARCH_ENTITIES_EXTERNAL_VECTORS_BY_NAME_KEY: LiteralString = _search("name_key", True)(
+    "everywhere"
+)
+SEARCH_ENTITIES_EXTERNAL_VECTORS_BY_EXACT_NAME: LiteralString = _search("name_scan", True)(
+    "everywhere"
+)
+_STATEMENTS: dict[tuple[str, bool], Mapping[ScopeShape, str]] = {
+    (source, external): for_each_shape(f"{__name__}.{name}", _search(source, external))
+    for source, external, name in (
+        ("fulltext", False, "SEARCH_ENTITIES"),
+        ("name_key", False, "SEARCH_ENTITIES_BY_NAME_KEY"),
+        ("name_scan", False, "SEARCH_ENTITIES_BY_EXACT_NAME"),
+        ("fulltext", True, "SEARCH_ENTITIES_EXTERNAL_VECTORS"),
+        ("name_key", True, "SEARCH_ENTITIES_EXTERNAL_VECTORS_BY_NAME_KEY"),
+        ("name_scan", True, "SEARCH_ENTITIES_EXTERNAL_VECTORS_BY_EXACT_NAME"),
     )
 }
 
@@ -327,8 +351,12 @@ async def search_entities(
         "withText": with_text,
     }
     # No lexical side (SEMANTIC mode) reads the FULLTEXT variant with no targets: nothing.
-    by_fulltext = lexical is None or lexical.text != ""
-    statement = _STATEMENTS[(by_fulltext, external_reads is not None)][scope_shape(scope)]
+    source = "fulltext"
+    if lexical is not None and lexical.text == "":
+        keyed = await graph.read(NAME_KEYS_COMPLETE, {})
+        source = "name_key" if keyed and keyed[0]["complete"] else "name_scan"
+        parameters["nameKeyOf"] = lexical.name_key
+    statement = _STATEMENTS[(source, external_reads is not None)][scope_shape(scope)]
     if external_reads is not None:
         parameters["externalReads"] = [
             {

@@ -33,6 +33,7 @@ from graph.lexical_index import (
     fulltext_index_name,
 )
 from graph.mention_order import ORDER_INDEXES
+from graph.name_key import KEY_ENTITY_NAMES, NAME_KEY_INDEX
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +48,7 @@ CONSTRAINTS: tuple[LiteralString, ...] = (
     "CREATE INDEX staged_entity_job_id IF NOT EXISTS FOR (n:StagedEntity) ON (n.jobId)",
     "CREATE INDEX staged_relation_job_id IF NOT EXISTS FOR (n:StagedRelation) ON (n.stagedJobId)",
     *ORDER_INDEXES,
+    NAME_KEY_INDEX,
 )
 
 ENTITY_LABELS_PRESENT: LiteralString = (
@@ -70,9 +72,17 @@ PASSAGE_VECTOR_INDEX = "chunk_embedding_vector"
 async def apply_constraints(graph: Graph) -> None:
     """The id constraints, the job indexes, without which every write path look-up by id
     would scan a whole label (a load slows down as the graph grows), and the indexes that keep
-    mentions in evidence order (graph/mention_order.py). Idempotent."""
+    mentions in evidence order (graph/mention_order.py) and names by their exact-name key
+    (graph/name_key.py). Idempotent."""
     for statement in CONSTRAINTS:
         await graph.write(statement, {})
+
+
+async def key_entity_names(graph: Graph) -> int:
+    """Key every entity written without its name's key (another pipeline's, an earlier
+    release's, one renamed in place): graph/name_key.py. How many it keyed."""
+    rows = await graph.auto_commit_rows(KEY_ENTITY_NAMES, {})
+    return int(rows[0]["keyed"]) if rows else 0
 
 
 @dataclass(frozen=True)
@@ -148,6 +158,9 @@ async def apply_schema(
     """
     lexical = lexical or LexicalIndexSpec()
     await apply_constraints(graph)
+    keyed = await key_entity_names(graph)
+    if keyed:
+        log.info("keyed the names of %d entities for the exact-name read", keyed)
     if labels is None:
         rows = await graph.read(
             ENTITY_LABELS_PRESENT, {"graphOwnedLabels": list(GRAPH_OWNED_LABELS)}

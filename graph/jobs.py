@@ -39,6 +39,7 @@ from typing import Any, LiteralString
 
 from graph.driver import Graph
 from graph.mention_order import FORGET_MENTIONS_OF_CHUNK, ORDER_NEW_MENTIONS
+from graph.name_key import name_key
 from graph.ownership import workspace_key
 from graph.restoration import RECORD_RETIRED_VERSION
 
@@ -133,7 +134,10 @@ CALL (j, d) {
   MERGE (e:Entity {id: s.id})
     ON CREATE SET e.name = s.name, e.description = s.description, e.embedding = s.embedding,
                   e.sourceId = s.sourceId, e.workspace = d.workspace,
-                  e.workspaceKey = $workspaceKey, e:$(s.labels)
+                  e.workspaceKey = $workspaceKey, e:$(s.labels),
+                  e:NameKeyed, e.nameKey = """
+    + name_key("s.name")
+    + """
   WITH e, s WHERE coalesce(e.workspace, d.workspace) = d.workspace
   CALL (e, s) {
     UNWIND s.mentions AS passageId
@@ -174,7 +178,8 @@ RETURN j.id AS id
 # Idempotent, and complete on its own (a job committed by an older release, whose first
 # step linked nothing, is published whole): the staging is deleted as it is applied, and the
 # version never moves backwards. Both steps give each mention they link the properties that
-# keep it in evidence order (graph/mention_order.py).
+# keep it in evidence order (graph/mention_order.py), and each entity whose name they write the
+# key of that name (graph/name_key.py).
 # A retirement finished here (by `jobs recover`) records the version it takes away, as
 # `retirement.PUBLISH_RETIREMENTS` does, so its document can be restored (graph/restoration.py).
 PUBLISH_VERSION: LiteralString = (
@@ -188,7 +193,10 @@ CALL (j, d) {
   WITH e, s
   CALL (e, s, d) {
     WITH * WHERE coalesce(e.workspace, d.workspace) = d.workspace
-    SET e.name = s.name, e.description = coalesce(s.description, e.description),
+    SET e.name = s.name, e:NameKeyed, e.nameKey = """
+    + name_key("s.name")
+    + """,
+        e.description = coalesce(s.description, e.description),
         e.embedding = coalesce(s.embedding, e.embedding),
         e.sourceId = coalesce(s.sourceId, e.sourceId)
     SET e:$(s.labels)

@@ -22,7 +22,7 @@ measurements that chose the defaults.
                     FACILITY) does not
     4. exact name   a name the query equals (retrieval/name_match.py) is always a hit; a query
                     with no content word ("The Who", "It", "Q") reads no FULLTEXT index and
-                    looks for that exact name only
+                    looks for that exact name only, through its key (graph/name_key.py)
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from retrieval.name_match import POSSESSIVE, exact_name_pattern
+from retrieval.name_match import POSSESSIVE, exact_name_pattern, name_keys
 from retrieval.query_words import plain_words
 from retrieval.stop_words import STOP_WORDS
 
@@ -67,6 +67,7 @@ class LexicalRequest:
     required: int  # how many of those words a hit's fields must hold
     words: tuple[str, ...]  # the distinct content words, for completeness (name_match.py)
     exact_pattern: str  # the Java regex of the names the query equals (name_match.py)
+    name_key: str  # its letters and digits run together, whose key the exact-name read seeks
     function_words: tuple[str, ...]  # left out of a name's words, as out of the query's
     drop_one_letter: bool  # one-letter fragments are left out of a name's words too
 
@@ -155,6 +156,7 @@ def lexical_request(query: str, rule: LexicalRule = LexicalRule()) -> LexicalReq
         required=required,
         words=tuple(distinct),
         exact_pattern=exact,
+        name_key=name_keys(query)[0],
         function_words=tuple(sorted(STOP_WORDS)) if rule.stop_words else (),
         drop_one_letter=rule.stop_words,
     )
