@@ -31,8 +31,10 @@ CREATE (:Entity:Person {id: randomUUID(), name: 'Filler ' + n})
 """
 
 
-# The suite's two sizes; the issue's figures: EXACT_NAME_SIZES=10000,100000 (docs/benchmarks.md).
-SIZES = tuple(int(size) for size in os.environ.get("EXACT_NAME_SIZES", "1000,10000").split(","))
+# The suite's two sizes, ten times apart: a scan costs thousands of database hits more at the
+# larger one (about 3 per entity), the index seek the same at both. The issue's figures:
+# EXACT_NAME_SIZES=10000,100000 (docs/benchmarks.md).
+SIZES = tuple(int(size) for size in os.environ.get("EXACT_NAME_SIZES", "500,5000").split(","))
 
 
 def db_hits(plan: Any) -> int:
@@ -58,7 +60,7 @@ async def profiled_hits(driver: neo4j.AsyncDriver, client: Client, query: str) -
     return total
 
 
-async def test_a_query_with_no_content_word_costs_the_same_at_1000_and_10000_entities(
+async def test_a_query_with_no_content_word_costs_the_same_in_a_graph_ten_times_larger(
     neo4j_uri: str, builder: GraphBuilder, graph: Graph, driver: neo4j.AsyncDriver
 ) -> None:
     async with serving(neo4j_uri, graph, REQUEST_TIMEOUT_SECONDS="600") as client:
@@ -68,7 +70,7 @@ async def test_a_query_with_no_content_word_costs_the_same_at_1000_and_10000_ent
 async def costs_the_same(
     client: Client, builder: GraphBuilder, graph: Graph, driver: neo4j.AsyncDriver
 ) -> None:
-    """(A scan of 10,000 names can outlast the default request time on a loaded machine.)"""
+    """(A scan of many names can outlast the default request time on a loaded machine.)"""
     names = ["The Who", "It", "Q"]
     await builder.version(
         "acme",
