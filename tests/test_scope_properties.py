@@ -12,8 +12,8 @@ when hidden; FORBIDDEN in every scoped field when the scope names an ungranted w
 `_entities` for every Entity, Passage and Document id and a missing one of each.
 
 Callers: AUTH_MODE=none (every workspace) and API keys granting each subset of w0–w2.
-Profiles (SCOPE_PROPERTIES_PROFILE): `scope-ci` (the default, 200 examples, about a minute),
-`scope-quick` (80) and `scope-thorough` (2000). Each run writes its counts to
+Profiles (SCOPE_PROPERTIES_PROFILE): `scope-ci` (the default, 80 examples), `scope-quick` (30)
+and `scope-thorough` (2000). Each run writes its counts to
 test-output/scope-properties.json.
 """
 
@@ -51,16 +51,20 @@ from tests.support.scope_world import (
 
 OUTPUT = Path(__file__).resolve().parents[1] / "test-output" / "scope-properties.json"
 
+# 80 examples: with the visibility rule broken in graph/visibility.py, a fresh run (no example
+# database, six runs) failed within 3 to 47 examples: the document scope dropped (at 9, 10 and
+# 44), the workspace condition dropped (5), a RUNNING or FAILED job's passages counted current
+# (47), a retired document counted live (3). 200 examples cost 2.5 times as long.
 settings.register_profile(
     "scope-ci",
-    max_examples=200,
+    max_examples=80,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 settings.register_profile(
     "scope-thorough", parent=settings.get_profile("scope-ci"), max_examples=2000
 )
-settings.register_profile("scope-quick", parent=settings.get_profile("scope-ci"), max_examples=80)
+settings.register_profile("scope-quick", parent=settings.get_profile("scope-ci"), max_examples=30)
 PROFILE_NAME = os.environ.get("SCOPE_PROPERTIES_PROFILE", "scope-ci")
 
 

@@ -23,11 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+import neo4j
 import pytest
 
 from commands.serve_command import worker_count
 from graph.driver import Graph
-from tests.conftest import TEST_DIMENSION
+from tests.conftest import TEST_DIMENSION, wipe
 from tests.support.graph_builder import GraphBuilder
 from tests.support.operations_app import SEARCH, three_people
 from tests.support.serving import LOOPBACK, PROCESS_WAIT, free_port, log_messages, wait_for
@@ -135,6 +136,7 @@ class WorkersRun:
     returncode: int  # of the command, after SIGTERM
     left: list[int]  # workers still alive after the command ended
     messages: list[str]
+    log: Path  # the command's output, for a failure to show
 
 
 def serve_two_workers_ask_each_and_stop(neo4j_uri: str, log: Path) -> WorkersRun:
@@ -158,39 +160,39 @@ def serve_two_workers_ask_each_and_stop(neo4j_uri: str, log: Path) -> WorkersRun
         process.send_signal(signal.SIGTERM)
         returncode = process.wait(WAIT)
         left = [pid for pid in workers if alive(pid)]
-        return WorkersRun(workers, found, counted, returncode, left, log_messages(log))
+        return WorkersRun(workers, found, counted, returncode, left, log_messages(log), log)
 
 
-async def test_serve_with_two_workers_starts_two_processes_and_each_answers(
-    neo4j_uri: str, builder: GraphBuilder, graph: Graph, tmp_path: Path
-) -> None:
-    await three_people(builder, graph)
-    log = tmp_path / "serve.log"
-    run = await asyncio.to_thread(serve_two_workers_ask_each_and_stop, neo4j_uri, log)
+@pytest.fixture(scope="module")
+async def run(
+    driver: neo4j.AsyncDriver, neo4j_uri: str, tmp_path_factory: pytest.TempPathFactory
+) -> WorkersRun:
+    """One `serve --workers 2`, asked through each worker and then sent SIGTERM, for the whole
+    module: each test below reads its own part of the same run (each started a server of its
+    own before, three start-ups of two workers for one scenario). The run is over before the
+    first test reads it, so the tests read the same facts in any order."""
+    graph = Graph(driver)
+    await wipe(graph)
+    await three_people(GraphBuilder(graph, dimension=TEST_DIMENSION), graph)
+    log = tmp_path_factory.mktemp("serve-workers") / "serve.log"
+    return await asyncio.to_thread(serve_two_workers_ask_each_and_stop, neo4j_uri, log)
+
+
+def test_serve_with_two_workers_starts_two_processes_and_each_answers(run: WorkersRun) -> None:
     assert sorted(run.found) == run.workers
     for names in run.found.values():
-        assert "Ada Lovelace" in names, log.read_text()[-4000:]
+        assert "Ada Lovelace" in names, run.log.read_text()[-4000:]
 
 
-async def test_metrics_of_any_worker_count_the_requests_of_all_workers(
-    neo4j_uri: str, builder: GraphBuilder, graph: Graph, tmp_path: Path
-) -> None:
-    await three_people(builder, graph)
-    log = tmp_path / "serve.log"
-    run = await asyncio.to_thread(serve_two_workers_ask_each_and_stop, neo4j_uri, log)
+def test_metrics_of_any_worker_count_the_requests_of_all_workers(run: WorkersRun) -> None:
     first, second = run.workers
     # The first worker answered one search and counts it; the second, asked after it, counts
     # both: its own and the other process's.
-    assert run.counted == {first: 1.0, second: 2.0}, log.read_text()[-4000:]
+    assert run.counted == {first: 1.0, second: 2.0}, run.log.read_text()[-4000:]
 
 
-async def test_sigterm_stops_every_worker_and_the_command_exits_0(
-    neo4j_uri: str, builder: GraphBuilder, graph: Graph, tmp_path: Path
-) -> None:
-    await three_people(builder, graph)
-    log = tmp_path / "serve.log"
-    run = await asyncio.to_thread(serve_two_workers_ask_each_and_stop, neo4j_uri, log)
-    assert run.returncode == 0, log.read_text()[-4000:]
+def test_sigterm_stops_every_worker_and_the_command_exits_0(run: WorkersRun) -> None:
+    assert run.returncode == 0, run.log.read_text()[-4000:]
     assert run.left == []
     assert run.messages.count("Application shutdown complete.") == WORKERS
 
