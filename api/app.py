@@ -10,8 +10,8 @@ start-up with a message naming it (docs/security.md describes each limit and set
     AUTH_MODE unset or none    only loopback `Host` names are answered (DNS rebinding)
     REQUEST_TIMEOUT_SECONDS    a coded error instead of a hung request, at /graphql and /mcp
                                (api/request_timeout.py)
-    CORS_ALLOW_ORIGINS         /mcp refuses a browser's foreign Origin with 403
-                               (api/mcp_origin.py)
+    CORS_ALLOW_ORIGINS         pages on these origins may call /graphql (api/cors.py); /mcp
+                               refuses any other foreign Origin with 403 (api/mcp_origin.py)
     MCP_MAX_RESULT_CHARS       the size of one MCP tool result at `/mcp` (api/mcp_http.py)
     GRAPHQL_*                  the schema's limits (api/graphql_limits.py)
 
@@ -30,6 +30,7 @@ from starlette.routing import Route
 
 from api import graphiql, mcp_http
 from api.auth import create_authenticator
+from api.cors import CorsPolicy
 from api.gateway_token import GatewayToken
 from api.graphql_limits import graphql_limits
 from api.graphql_view import GraphQLView
@@ -110,6 +111,10 @@ def create_app(
         middleware.append(Middleware(ImplicitNoAuthLoopbackOnly))
     if settings.auth_mode in (None, "none"):
         middleware.append(Middleware(LoopbackHostOnly))
+    # Inside the guards (a refused Host gets no CORS header), before authentication (a
+    # preflight carries no token), so it answers preflights and marks every answer.
+    if settings.cors_allow_origins:
+        middleware.append(Middleware(CorsPolicy, origins=settings.cors_allow_origins))
     return Starlette(
         routes=routes,
         middleware=middleware,

@@ -9,11 +9,11 @@ variable and what it accepts.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar
-from urllib.parse import urlsplit
 
 
 class SettingsError(ValueError):
@@ -216,23 +216,53 @@ class Workspaces(Kind[tuple[str, ...] | None]):
         return "workspace names, comma-separated"
 
 
+# An origin as a browser serialises it in `Origin` (RFC 6454 §6.2): scheme, lower-case host,
+# and the port only when it is not the scheme's default.
+_ORIGIN = re.compile(
+    r"(?P<scheme>https?)://"
+    r"(?P<host>\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*)"
+    r"(?::(?P<port>[1-9][0-9]{0,4}))?"
+)
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def is_exact_origin(origin: str) -> bool:
+    """Whether `origin` is written exactly as a browser sends it, so it can ever match.
+
+    >>> [is_exact_origin(o) for o in ("https://app.example.com", "http://127.0.0.1:5173")]
+    [True, True]
+    >>> [is_exact_origin(o) for o in ("*", "https://app.example.com/", "https://a.test:443")]
+    [False, False, False]
+    """
+    match = _ORIGIN.fullmatch(origin)
+    if match is None:
+        return False
+    port = match["port"]
+    return port is None or (int(port) <= 65535 and int(port) != _DEFAULT_PORTS[match["scheme"]])
+
+
 @dataclass(frozen=True)
 class Origins(Kind[tuple[str, ...]]):
     """Exact web origins (`scheme://host[:port]`), comma-separated; unset: none. A browser's
     `Origin` header is compared with each as written, so anything else (a path, a wildcard,
-    a trailing `/`) could never match and is refused rather than ignored."""
+    a trailing `/`, an upper-case letter, the scheme's default port) could never match and is
+    refused rather than ignored."""
 
     default: tuple[str, ...] = ()
 
     def parse(self, key: str, raw: str) -> tuple[str, ...]:
         origins = tuple(dict.fromkeys(item.strip() for item in raw.split(",") if item.strip()))
         for origin in origins:
-            parts = urlsplit(origin)
-            exact = f"{parts.scheme}://{parts.netloc}" if parts.netloc else ""
-            if parts.scheme not in ("http", "https") or origin != exact:
+            if "*" in origin:
+                raise SettingsError(
+                    f"{key}: {origin!r} is a wildcard; list each origin that may call the "
+                    "service, such as https://app.example.com"
+                )
+            if not is_exact_origin(origin):
                 raise SettingsError(
                     f"{key}: {origin!r} is not an exact origin such as https://app.example.com"
-                    " (scheme, host and port only; no path, no wildcard)"
+                    " (http or https, lower-case host, a port only when not the scheme's"
+                    " default; no path, no trailing /, no user)"
                 )
         return origins
 

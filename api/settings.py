@@ -307,8 +307,8 @@ SETTINGS: tuple[Setting, ...] = (
         "CORS_ALLOW_ORIGINS",
         "cors_allow_origins",
         Origins(),
-        "Web origins besides loopback ones whose pages may call the service; `/mcp` refuses "
-        "any other `Origin` with 403.",
+        "Web origins whose pages may call `/graphql` from a browser (CORS; unset: no CORS "
+        "header); `/mcp` accepts these and loopback origins, and refuses any other with 403.",
     ),
 )
 
