@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+from contract.graph_owned import SERVICE_LABELS
 from contract.identifiers import workspace_id
 from embedding.hashing import HashEmbedder
 from graph.driver import Graph
@@ -28,9 +29,10 @@ async def load_folder(cli: Cli, folder: Path, workspace: str = "demo") -> str:
 
 async def labels_of_entities(graph: Graph) -> Counter[str]:
     rows = await graph.read(
-        "MATCH (e:Entity) UNWIND labels(e) AS label WITH label WHERE label <> 'Entity'"
+        "MATCH (e:Entity) UNWIND labels(e) AS label"
+        " WITH label WHERE label <> 'Entity' AND NOT label IN $service"
         " RETURN label, count(*) AS n",
-        {},
+        {"service": list(SERVICE_LABELS)},  # NameKeyed: the service's own (graph/name_key.py)
     )
     return Counter({row["label"]: row["n"] for row in rows})
 
