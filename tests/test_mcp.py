@@ -562,6 +562,10 @@ ENTITY_WALK = f"""query($id: ID!) {{ walk(entityId: $id, maxNodes: 21, maxEdges:
   start {{ id }} nodes {{ {ENTITY} }} truncatedBy {EDGES} }} }}"""
 PASSAGE_BY_ID = f"""query($id: ID!) {{ passage(id: $id) {{ {PASSAGE} }} }}"""
 LABELS_QUERY = "{ entityLabels { label fulltextIndex vectorIndex } }"
+ENTITIES_BY_ID = f"""query($a: ID!, $b: ID!, $c: ID!) {{
+  a: entity(id: $a) {{ {ENTITY} evidence(limit: 3) {{ {PASSAGE} }} }}
+  b: entity(id: $b) {{ {ENTITY} evidence(limit: 3) {{ {PASSAGE} }} }}
+  c: entity(id: $c) {{ {ENTITY} evidence(limit: 3) {{ {PASSAGE} }} }} }}"""
 
 
 async def test_each_tool_costs_the_round_trips_of_the_matching_graphql_query(
@@ -612,8 +616,19 @@ async def test_each_tool_costs_the_round_trips_of_the_matching_graphql_query(
                 await tool(session, "entity_labels", {}),
                 await graphql((LABELS_QUERY, {})),
             ),
+            "get_entities": (
+                await tool(
+                    session, "get_entities", {"ids": [world.ada, world.babbage, world.grace]}
+                ),
+                await graphql(
+                    (ENTITIES_BY_ID, {"a": world.ada, "b": world.babbage, "c": world.grace})
+                ),
+            ),
         }
-    assert set(pairs) == TOOLS
+        # MCP's own, with no GraphQL field: the stored relationship types, then the counts.
+        described = await tool(session, "describe_graph", {})
+    assert described == 2
+    assert set(pairs) == TOOLS - {"describe_graph"}
     for name, (mcp_trips, graphql_trips) in pairs.items():
         assert mcp_trips == graphql_trips, (name, pairs)
     assert all(trips > 0 for trips, _ in pairs.values()), pairs
