@@ -64,7 +64,7 @@ from retrieval.walk_bookkeeping import Bound, WalkBookkeeping, WalkBounds
 EVIDENCE_LIMIT = 3  # seed step 3: "the edge lists up to three of those passages"
 
 
-def _expand(imports: str, near_ids: str, far: str, types: Sequence[str]) -> str:
+def expand_relations(imports: str, near_ids: str, far: str, types: Sequence[str]) -> str:
     """Clauses binding `r` and `far` for every relationship of `types` around `near_ids`.
 
     Plain names are written into a typed pattern; the others are matched as `$oddTypes`
@@ -95,7 +95,7 @@ def _step(carried: LiteralString, types: Sequence[str], shape: ScopeShape) -> st
     if types:
         read = (
             "CALL (frontierIds) { "
-            + _expand("frontierIds", "frontierIds", "far", types)
+            + expand_relations("frontierIds", "frontierIds", "far", types)
             + " WITH r, far LIMIT $readLimit"
             " RETURN collect({r: r, far: far}) AS read"
             " }"
@@ -158,7 +158,9 @@ def next_step(types: Sequence[str], shape: ScopeShape) -> str:
 @builds_statement
 def depth_probe(types: Sequence[str], shape: ScopeShape) -> str:
     return (
-        "CALL () { " + _expand("", "$lastDepthIds", "e", types) + " WITH r, e LIMIT $readLimit"
+        "CALL () { "
+        + expand_relations("", "$lastDepthIds", "e", types)
+        + " WITH r, e LIMIT $readLimit"
         " WITH r, e WHERE NOT e.id IN $resultIds"
         " RETURN collect({r: r, far: e}) AS probed"
         " } "

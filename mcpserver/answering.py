@@ -18,6 +18,7 @@ from answers import entity_search, passage_search
 from answers import walk as answers_walk
 from answers.context import AnswerContext
 from answers.entity_labels import entity_labels as read_entity_labels
+from answers.graph_shape import describe_graph as read_graph_shape
 from contract.arguments import (
     SUPPORT_LIMIT,
     WALK_MAX_CANDIDATES,
@@ -26,7 +27,7 @@ from contract.arguments import (
     check_id,
     check_range,
 )
-from contract.errors import Unavailable
+from contract.errors import Malformed, Unavailable
 from contract.scope import Grant
 from graph import walk as graph_walk
 from graph.records import PassageRecord
@@ -34,7 +35,10 @@ from loaders import create_loaders
 from mcpserver.advice import WalkCall, walk_advice
 from mcpserver.arguments import Arguments
 from mcpserver.content import (
+    DescribeGraphJson,
+    EntityEntryJson,
     EntityLabelsJson,
+    GetEntitiesJson,
     GetEntityJson,
     GetPassageJson,
     RelationsJson,
@@ -46,7 +50,7 @@ from mcpserver.content import (
     entity_json,
     evidence_json,
 )
-from mcpserver.tools import ENTITY_RELATIONS, PASSAGE_LENGTH, PASSAGE_OFFSET
+from mcpserver.tools import ENTITY_RELATIONS, MAX_ENTITY_IDS, PASSAGE_LENGTH, PASSAGE_OFFSET
 from retrieval.lexical_rule import content_words
 
 Json = dict[str, Any]
@@ -326,6 +330,88 @@ async def entity_labels(context: AnswerContext, grant: Grant, args: Arguments) -
     )
 
 
+async def describe_graph(context: AnswerContext, grant: Grant, args: Arguments) -> ToolAnswer:
+    """The granted workspaces and the labels and relation types the scope holds, counted."""
+    effective = args.scope(grant)
+    args.done()
+    shape = await read_graph_shape(context, effective)
+    granted = None if grant.workspaces is None else sorted(grant.workspaces)
+
+    def build(_: int) -> DescribeGraphJson:
+        return {
+            "grantedWorkspaces": granted,
+            "scope": {
+                "workspaces": None if effective.workspaces is None else list(effective.workspaces),
+                "documentIds": (
+                    None if effective.document_ids is None else list(effective.document_ids)
+                ),
+            },
+            "labels": [{"name": c.name, "count": c.count} for c in shape.labels],
+            "relationTypes": [{"name": c.name, "count": c.count} for c in shape.relation_types],
+            "labelsAtLeast": shape.labels_at_least,
+            "relationTypesAtLeast": shape.relations_at_least,
+        }
+
+    return ToolAnswer(build, items=1)
+
+
+async def get_entities(context: AnswerContext, grant: Grant, args: Arguments) -> ToolAnswer:
+    """`entity(id) { … evidence(limit) }` for several ids: two statements, whatever their
+    number (the loaders batch them), as GraphQL's aliased `entity` fields cost."""
+    ids = args.names("ids")
+    if not ids or len(ids) > MAX_ENTITY_IDS:
+        raise Malformed("ids", f"a list of 1 to {MAX_ENTITY_IDS} entity ids")
+    ids = list(dict.fromkeys(check_id("ids", entity_id) for entity_id in ids))
+    support_limit = check_range("supportLimit", args.integer("supportLimit", 3), SUPPORT_LIMIT)
+    effective = args.scope(grant)
+    args.done()
+    loaders = create_loaders(context.graph, effective)
+    entities = await loaders.entities_by_id.load_many(ids)
+    found = [entity.id for entity in entities if entity is not None]
+    # At least one passage each, even for supportLimit 0: the status needs to know.
+    visible = dict(
+        zip(
+            found,
+            await loaders.evidence_by_entity_id.load_many(
+                [(entity_id, max(support_limit, 1)) for entity_id in found]
+            ),
+            strict=True,
+        )
+    )
+
+    def build(count: int) -> GetEntitiesJson:
+        entries: list[EntityEntryJson] = []
+        cited: list[PassageRecord] = []
+        for entity_id, entity in zip(ids[:count], entities[:count], strict=True):
+            if entity is None:
+                entries.append({"id": entity_id, "entity": None})
+                continue
+            passages = visible[entity_id][:support_limit]
+            cited.extend(passages)
+            entries.append(
+                {
+                    "id": entity_id,
+                    "entity": entity_json(entity),
+                    "status": "SUPPORTED" if visible[entity_id] else "UNSUPPORTED",
+                    "evidenceIds": [p.id for p in passages],
+                }
+            )
+        evidence = evidence_json(cited)
+        return {
+            "entities": entries,
+            "passages": evidence["passages"],
+            "documents": evidence["documents"],
+        }
+
+    return ToolAnswer(
+        build,
+        items=len(ids),
+        continuation=lambda position: (
+            f"call get_entities again with the ids from {ids[position]} on"
+        ),
+    )
+
+
 Answerer = Callable[[AnswerContext, Grant, Arguments], Awaitable[ToolAnswer]]
 
 ANSWERERS: dict[str, Answerer] = {
@@ -335,4 +421,6 @@ ANSWERERS: dict[str, Answerer] = {
     "get_entity": get_entity,
     "get_passage": get_passage,
     "entity_labels": entity_labels,
+    "describe_graph": describe_graph,
+    "get_entities": get_entities,
 }

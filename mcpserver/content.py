@@ -142,6 +142,38 @@ class EntityLabelsJson(TypedDict):
     cut: NotRequired[str]
 
 
+class CountJson(TypedDict):
+    name: str
+    count: int  # a lower bound when the answer's `countsAtLeast` says so
+
+
+class ScopeJson(TypedDict):
+    workspaces: list[str] | None  # None: every workspace
+    documentIds: list[str] | None  # None: every document of those workspaces
+
+
+class DescribeGraphJson(TypedDict):
+    grantedWorkspaces: list[str] | None  # None: every workspace (no authentication)
+    scope: ScopeJson  # what this call read: the grant narrowed by its `scope` argument
+    labels: list[CountJson]  # entity labels with entities a visible passage in scope mentions
+    relationTypes: list[CountJson]  # relation types a walk in scope can follow, with relations
+    labelsAtLeast: bool  # the counts are lower bounds: the read reached its cap
+    relationTypesAtLeast: bool
+    cut: NotRequired[str]
+
+
+class EntityEntryJson(TypedDict):
+    id: str  # the id asked for
+    entity: EntityJson | None  # None: missing or outside the caller's scope
+    status: NotRequired[Status]
+    evidenceIds: NotRequired[list[str]]
+
+
+class GetEntitiesJson(EvidenceJson):
+    entities: list[EntityEntryJson]  # one per id asked for, in the order asked, repeats dropped
+    cut: NotRequired[str]
+
+
 CONTENT_TYPES: dict[str, Any] = {
     "search_entities": SearchEntitiesJson,
     "search_passages": SearchPassagesJson,
@@ -149,6 +181,8 @@ CONTENT_TYPES: dict[str, Any] = {
     "get_entity": GetEntityJson,
     "get_passage": GetPassageJson,
     "entity_labels": EntityLabelsJson,
+    "describe_graph": DescribeGraphJson,
+    "get_entities": GetEntitiesJson,
 }
 
 

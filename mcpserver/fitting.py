@@ -27,6 +27,8 @@ ITEMS = {
     "get_entity": "relations",
     "get_passage": "characters",
     "entity_labels": "labels",
+    "describe_graph": "labels and relation types",
+    "get_entities": "entities",
 }
 
 

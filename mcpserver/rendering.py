@@ -59,6 +59,10 @@ def passage_focus(tool: str, content: Json, query_words: Sequence[str]) -> dict[
     if tool == "search_entities":
         for hit in content["hits"]:
             cite(hit["evidenceIds"], [hit["entity"]["name"]])
+    elif tool == "get_entities":
+        for entry in content["entities"]:
+            if entry["entity"] is not None:
+                cite(entry["evidenceIds"], [entry["entity"]["name"]])
     elif tool in ("walk", "get_entity"):
         relations = content if tool == "walk" else content.get("relations")
         if tool == "get_entity" and content.get("entity"):
@@ -92,6 +96,55 @@ def _edges(content: Json, relations: Json, lines: list[str], whole: Mapping[str,
         lines.extend(
             f"    evidence: {quoted(content, p, focus, whole)}" for p in edge["evidenceIds"]
         )
+
+
+def _entities(content: Json, lines: list[str], whole: Mapping[str, str]) -> None:
+    entries = content["entities"]
+    lines.append(f"{sum(e['entity'] is not None for e in entries)} of {len(entries)} found.")
+    for n, entry in enumerate(entries, 1):
+        entity = entry["entity"]
+        if entity is None:
+            lines.append(f"{n}. id {entry['id']}: not visible in your scope")
+            continue
+        lines.append(f"{n}. {entity_line(entity)}: {entry['status']}")
+        if entity["description"]:
+            lines.append(f"    {clipped(entity['description'], DESCRIPTION_CHARS)}")
+        lines.extend(
+            f"    evidence: {quoted(content, p, [entity['name']], whole)}"
+            for p in entry["evidenceIds"]
+        )
+
+
+def _counts(counts: Sequence[Json], at_least: bool) -> str:
+    if not counts:
+        return "none"
+    prefix = "at least " if at_least else ""
+    return ", ".join(f"{c['name']} {prefix}{c['count']}" for c in counts)
+
+
+def _shape(content: Json, lines: list[str]) -> None:
+    granted = content["grantedWorkspaces"]
+    scope = content["scope"]
+    lines.append(
+        "Granted workspaces: "
+        + (", ".join(granted) if granted is not None else "every workspace (no authentication)")
+        + "."
+    )
+    if scope["workspaces"] != granted or scope["documentIds"] is not None:
+        read = ", ".join(scope["workspaces"] or ["every workspace"])
+        if scope["documentIds"] is not None:
+            read += f"; {len(scope['documentIds'])} documents"
+        lines.append(f"This call read: {read}.")
+    lines.append(
+        "Entity labels (entities a visible passage mentions): "
+        + _counts(content["labels"], content["labelsAtLeast"])
+        + "."
+    )
+    lines.append(
+        "Relation types (relations a walk can follow; the names `relationTypes` takes): "
+        + _counts(content["relationTypes"], content["relationTypesAtLeast"])
+        + "."
+    )
 
 
 def render(
@@ -157,6 +210,10 @@ def render(
             f"characters {passage['offset']}–{end} of {passage['length']}:"
         )
         lines.append(passage["text"])
+    elif tool == "get_entities":
+        _entities(content, lines, whole)
+    elif tool == "describe_graph":
+        _shape(content, lines)
     else:
         lines.extend(
             f"{label['label']}: fulltext index {label['fulltextIndex']}, "

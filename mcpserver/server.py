@@ -1,8 +1,9 @@
-"""The MCP server object: `tools/list` answers the six read-only tools, `tools/call` answers
-one through mcpserver/answering.py. An error is a tool error (`isError`) whose text starts with
-the contract's code and whose structured content is `{"error": {"code", "message", …}}`, with
-the same codes and messages as the GraphQL errors (contract §7); anything unexpected is INTERNAL,
-logged here and never sent."""
+"""The MCP server object: `tools/list` answers the read-only tools, `tools/call` answers one
+through mcpserver/answering.py. An error is a tool error (`isError`) whose text starts with the
+contract's code and whose structured content is `{"error": {"code", "message", …, "advice"}}`,
+with the same codes and messages as the GraphQL errors (contract §7) but INDEX_NOT_READY's,
+worded for an agent, and what to do about it (mcpserver/error_advice.py); anything unexpected
+is INTERNAL, logged here and never sent."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from contract.errors import EvidenceGraphError, Internal, Malformed
 from contract.scope import Grant
 from mcpserver.answering import ANSWERERS
 from mcpserver.arguments import Arguments
+from mcpserver.error_advice import advice, agent_message, error_text
 from mcpserver.fitting import fit
 from mcpserver.tools import TOOLS
 
@@ -27,10 +29,12 @@ log = logging.getLogger(__name__)
 SERVER_NAME = "evidencegraph"
 INSTRUCTIONS = (
     "A knowledge graph that shows the passages behind every answer. Typical use: "
-    "search_entities for who or what, get_entity for one entity's evidence and relations, walk "
-    "to explore relations further, search_passages for what a text says, get_passage to read "
-    "one passage in full. Quote evidence passages with their document titles; an UNSUPPORTED "
-    "entity and a PATH edge have no supporting passage."
+    "describe_graph first, for the workspaces you are granted, the entity labels and the "
+    "relation types your scope holds, and the terms every answer uses; search_entities for "
+    "who or what, get_entity for one entity's evidence and relations (get_entities for "
+    "several), walk to explore relations further, search_passages for what a text says, "
+    "get_passage to read one passage in full. Quote evidence passages with their document "
+    "titles; an UNSUPPORTED entity and a PATH edge have no supporting passage."
 )
 
 # Who is calling and what they may read, for one tool call: the HTTP door reads it from the
@@ -40,10 +44,17 @@ CallerOf = Callable[[Request | None], Awaitable[tuple[AnswerContext, Grant]]]
 
 
 def error_result(error: EvidenceGraphError) -> types.CallToolResult:
+    """The error as a tool result: its code, its message (mcpserver/error_advice.py words
+    INDEX_NOT_READY's for an agent) and what to do about it, in the text and the JSON."""
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=f"{error.code}: {error.message}")],
+        content=[types.TextContent(type="text", text=error_text(error))],
         structuredContent={
-            "error": {"code": error.code, "message": error.message, **error.extensions}
+            "error": {
+                "code": error.code,
+                "message": agent_message(error),
+                **error.extensions,
+                "advice": advice(error),
+            }
         },
         isError=True,
     )

@@ -1,5 +1,5 @@
 """The MCP server (contract §12) with the SDK's own client, over Streamable HTTP at `/mcp` and over
-stdio (`evidencegraph mcp`), against the real Neo4j: the six read-only tools, the GraphQL
+stdio (`evidencegraph mcp`), against the real Neo4j: the read-only tools, the GraphQL
 fields' arguments, defaults, scope rules and error codes, the size cut, and the same round
 trips as the matching GraphQL queries."""
 
@@ -33,7 +33,16 @@ from tests.support.mcp_sessions import (
 )
 from tests.support.node_tools import REPOSITORY
 
-TOOLS = {"search_entities", "search_passages", "walk", "get_entity", "get_passage", "entity_labels"}
+TOOLS = {
+    "search_entities",
+    "search_passages",
+    "walk",
+    "get_entity",
+    "get_passage",
+    "entity_labels",
+    "describe_graph",
+    "get_entities",
+}
 ACME_KEY = "acme-reader-5e1f0a2b3c4d5e6f7a8b"
 GLOBEX_KEY = "globex-reader-9a8b7c6d5e4f3a2b1c0d"
 KEYS = {ACME_KEY: ["acme"], GLOBEX_KEY: ["globex"]}
@@ -50,6 +59,7 @@ class World:
         self.grace = builder.entity_id("Grace Hopper")
         self.acme_passages: list[str] = []
         self.globex_passages: list[str] = []
+        self.acme_document = ""
 
     async def write(self, graph: Graph) -> None:
         acme = await self.builder.version(
@@ -74,6 +84,7 @@ class World:
             mentions={"Grace Hopper": [0]},
         )
         self.acme_passages, self.globex_passages = acme.passage_ids, globex.passage_ids
+        self.acme_document = acme.document_id
         await apply_schema(graph, TEST_DIMENSION)
 
 
@@ -124,10 +135,10 @@ def acme_session(
     return opened
 
 
-# Read-only: exactly the six tools ------------------------------------------------------------
+# Read-only: exactly the tools ------------------------------------------------------------
 
 
-async def test_list_tools_shows_exactly_the_six_read_only_tools(acme_session: Opener) -> None:
+async def test_list_tools_shows_exactly_the_read_only_tools(acme_session: Opener) -> None:
     async with acme_session() as session:
         tools = (await session.list_tools()).tools
     assert {tool.name for tool in tools} == TOOLS
@@ -241,6 +252,86 @@ async def test_a_token_for_one_workspace_never_sees_the_other(keyed: Client, wor
         assert forbidden["code"] == "FORBIDDEN"
 
 
+# describe_graph and get_entities (issue 29, point 7) ------------------------------------------
+
+
+def counts(content: dict[str, Any], key: str) -> dict[str, int]:
+    return {item["name"]: item["count"] for item in content[key]}
+
+
+async def test_describe_graph_shows_only_what_the_callers_scope_holds(
+    acme_session: Opener, keyed: Client, world: World
+) -> None:
+    builder = world.builder
+    # globex: a relation type acme does not hold. acme: an entity whose only mention was
+    # superseded (UNSUPPORTED: not counted) and a relation only that passage supported.
+    await builder.version(
+        "globex",
+        ["Grace Hopper mentored Jean Sammet."],
+        title="Mentors",
+        mentions={"Grace Hopper": [0], "Jean Sammet": [0]},
+        relations=[("Grace Hopper", "MENTORED", "Jean Sammet", [0])],
+    )
+    notes = "4f5f3c0e-0000-4000-8000-00000000a0a0"
+    await builder.version(
+        "acme",
+        ["Luigi Menabrea described the Analytical Engine."],
+        document_id=notes,
+        title="Old notes",
+        mentions={"Luigi Menabrea": [0], "Analytical Engine": [0]},
+        labels={"Analytical Engine": ["Machine"]},
+        relations=[("Luigi Menabrea", "DESCRIBED", "Analytical Engine", [0])],
+    )
+    await builder.version("acme", ["Rewritten."], document_id=notes, title="Old notes")
+    async with acme_session() as session:
+        result = await session.call_tool("describe_graph", {})
+        acme = structured(result)
+        narrowed = structured(
+            await session.call_tool(
+                "describe_graph", {"scope": {"documentIds": [world.acme_document]}}
+            )
+        )
+    assert acme["grantedWorkspaces"] == ["acme"]
+    assert counts(acme, "labels") == {"Person": 2, "Machine": 1}
+    assert counts(acme, "relationTypes") == {"WROTE_FOR": 1, "DESIGNED": 1, "KNEW": 1}
+    assert acme["labelsAtLeast"] is False and acme["relationTypesAtLeast"] is False
+    assert "Person 2" in text_of(result) and "WROTE_FOR 1" in text_of(result)
+    assert "MENTORED" not in text_of(result) and "globex" not in text_of(result)
+    assert counts(narrowed, "labels") == {"Person": 2, "Machine": 1}
+    assert narrowed["scope"]["documentIds"] == [world.acme_document]
+    async with http_session(keyed, GLOBEX_KEY) as globex_session:
+        globex = structured(await globex_session.call_tool("describe_graph", {}))
+    assert globex["grantedWorkspaces"] == ["globex"]
+    assert counts(globex, "labels") == {"Person": 2}
+    assert counts(globex, "relationTypes") == {"MENTORED": 1}
+
+
+async def test_get_entities_answers_each_id_in_order_a_hidden_one_like_a_missing_one(
+    acme_session: Opener, world: World
+) -> None:
+    missing = "00000000-0000-4000-8000-000000000000"
+    ids = [world.ada, world.grace, missing, world.ada, world.babbage]
+    async with acme_session() as session:
+        result = await session.call_tool("get_entities", {"ids": ids, "supportLimit": 1})
+        empty = error_of(await session.call_tool("get_entities", {"ids": []}))
+        bad = error_of(await session.call_tool("get_entities", {"ids": ["not-a-uuid"]}))
+        many = error_of(await session.call_tool("get_entities", {"ids": [missing] * 51}))
+    content = structured(result)
+    entries = content["entities"]
+    assert [entry["id"] for entry in entries] == [world.ada, world.grace, missing, world.babbage]
+    assert entries[1] == {"id": world.grace, "entity": None}
+    assert entries[2] == {"id": missing, "entity": None}
+    assert entries[0]["status"] == "SUPPORTED"
+    assert entries[0]["evidenceIds"] == [world.acme_passages[0]]
+    assert entries[3]["evidenceIds"] == [world.acme_passages[1]]
+    assert set(content["passages"]) == set(world.acme_passages)
+    text = text_of(result)
+    assert f"Ada Lovelace [Person] (id {world.ada}): SUPPORTED" in text
+    assert f"id {world.grace}: not visible in your scope" in text
+    assert "Engine notes" in text
+    assert all(e["code"] == "MALFORMED" and e["argument"] == "ids" for e in (empty, bad, many))
+
+
 # Errors: the GraphQL codes and messages -------------------------------------------------------
 
 
@@ -286,6 +377,40 @@ async def test_each_error_carries_the_graphql_code_and_message(
             )
         )
         assert forbidden["code"] == "FORBIDDEN"
+
+
+async def test_each_error_and_each_description_says_what_to_do(
+    acme_session: Opener, world: World
+) -> None:
+    async with acme_session() as session:
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+        not_ready = await session.call_tool(
+            "search_entities", {"query": "ada", "labels": ["Nowhere"]}
+        )
+        unavailable = await session.call_tool("walk", {"entityId": world.grace})
+    # INDEX_NOT_READY: no `schema apply` for an agent, which cannot run it: drop `labels`.
+    error = error_of(not_ready)
+    assert "schema apply" not in text_of(not_ready) and "schema apply" not in error["message"]
+    assert "without `labels`" in text_of(not_ready) and "without `labels`" in error["advice"]
+    assert "never call again with the same id" in error_of(unavailable)["advice"]
+    assert "What to do: " in text_of(unavailable)
+    for name, tool in tools.items():
+        description = tool.description or ""
+        assert "retry once after a pause" in description, name  # BACKEND_UNAVAILABLE
+        assert "fix the argument the message names" in description, name  # MALFORMED
+    assert "search again without `labels`" in (tools["search_entities"].description or "")
+    assert "never call again with the same id" in (tools["walk"].description or "")
+    # The terms are defined once, in describe_graph's description; the others point there.
+    vocabulary = tools["describe_graph"].description or ""
+    for term in ("Visible:", "UNSUPPORTED:", "ASSERTION:", "PATH:", "HYBRID,", "LEXICAL,"):
+        assert term in vocabulary, term
+    assert "SEMANTIC, the cosine similarity" in vocabulary
+    others = [t.description or "" for name, t in tools.items() if name != "describe_graph"]
+    assert not any("reciprocal rank fusion" in description for description in others)
+    candidates = tools["walk"].inputSchema["properties"]["maxCandidates"]["description"]
+    assert candidates.startswith("An internal read bound; leave it out.")
+    types = tools["walk"].inputSchema["properties"]["relationTypes"]["description"]
+    assert "describe_graph" in types and "WORKS_FOR" not in types
 
 
 async def test_backend_unavailable_over_stdio_when_neo4j_is_down(tmp_path: Path) -> None:
@@ -437,6 +562,10 @@ ENTITY_WALK = f"""query($id: ID!) {{ walk(entityId: $id, maxNodes: 21, maxEdges:
   start {{ id }} nodes {{ {ENTITY} }} truncatedBy {EDGES} }} }}"""
 PASSAGE_BY_ID = f"""query($id: ID!) {{ passage(id: $id) {{ {PASSAGE} }} }}"""
 LABELS_QUERY = "{ entityLabels { label fulltextIndex vectorIndex } }"
+ENTITIES_BY_ID = f"""query($a: ID!, $b: ID!, $c: ID!) {{
+  a: entity(id: $a) {{ {ENTITY} evidence(limit: 3) {{ {PASSAGE} }} }}
+  b: entity(id: $b) {{ {ENTITY} evidence(limit: 3) {{ {PASSAGE} }} }}
+  c: entity(id: $c) {{ {ENTITY} evidence(limit: 3) {{ {PASSAGE} }} }} }}"""
 
 
 async def test_each_tool_costs_the_round_trips_of_the_matching_graphql_query(
@@ -487,8 +616,19 @@ async def test_each_tool_costs_the_round_trips_of_the_matching_graphql_query(
                 await tool(session, "entity_labels", {}),
                 await graphql((LABELS_QUERY, {})),
             ),
+            "get_entities": (
+                await tool(
+                    session, "get_entities", {"ids": [world.ada, world.babbage, world.grace]}
+                ),
+                await graphql(
+                    (ENTITIES_BY_ID, {"a": world.ada, "b": world.babbage, "c": world.grace})
+                ),
+            ),
         }
-    assert set(pairs) == TOOLS
+        # MCP's own, with no GraphQL field: the stored relationship types, then the counts.
+        described = await tool(session, "describe_graph", {})
+    assert described == 2
+    assert set(pairs) == TOOLS - {"describe_graph"}
     for name, (mcp_trips, graphql_trips) in pairs.items():
         assert mcp_trips == graphql_trips, (name, pairs)
     assert all(trips > 0 for trips, _ in pairs.values()), pairs

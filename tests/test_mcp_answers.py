@@ -23,6 +23,7 @@ from mcp import ClientSession, types
 
 from api.settings import Settings
 from commands.demo_command import load_demo
+from contract.graph_owned import GRAPH_OWNED_LABELS
 from contract.identifiers import workspace_id
 from embedding.hashing import HashEmbedder
 from graph.driver import Graph
@@ -322,6 +323,8 @@ async def test_each_tool_declares_the_output_schema_its_structured_content_meets
         ("get_passage", {"id": passage}),
         ("get_passage", {"id": missing}),
         ("entity_labels", {}),
+        ("describe_graph", {}),
+        ("get_entities", {"ids": [ALEX_MERCER, missing, *demo.other_entities]}),
     ]
     results: list[tuple[str, types.CallToolResult]] = []
     for max_chars in (UNCUT, 3_000):  # whole answers, and cut ones
@@ -332,3 +335,34 @@ async def test_each_tool_declares_the_output_schema_its_structured_content_meets
     assert any("cut" in structured(result) for _, result in results)
     for tool, result in results:
         jsonschema.validate(structured(result), schemas[tool])
+    assert {tool for tool, _ in results} == set(schemas)  # every tool's answers are checked
+
+
+# Point 7: describe_graph counts exactly what the caller's scope holds ------------------------
+
+
+async def test_describe_graph_counts_what_a_demo_caller_may_see(
+    demo: Demo, demo_session: Opener
+) -> None:
+    """The counts equal a plain count of the demo workspace's visible mentions and of its
+    relations (GraphRAG's are all RELATED_TO, all supported by demo passages); workspace
+    other's entities and its MET relation are not counted."""
+    rows = await demo.graph.read(
+        "MATCH (d:Document {workspace: 'demo'})-[:HAS_PART]->(c:Chunk)<-[:MENTIONED_IN]-(e)"
+        " WHERE c.version = d.currentVersion"
+        " UNWIND [label IN labels(e) WHERE NOT label IN $owned] AS label"
+        " WITH label, count(DISTINCT e) AS entities RETURN label, entities",
+        {"owned": list(GRAPH_OWNED_LABELS)},
+    )
+    expected = {row["label"]: row["entities"] for row in rows}
+    relations = await demo.graph.read(
+        "MATCH (:Entity)-[r:RELATED_TO]->(:Entity) WHERE r.workspace = 'demo' RETURN count(r) AS n",
+        {},
+    )
+    async with demo_session(20_000) as session:
+        result = await session.call_tool("describe_graph", {})
+    content = structured(result)
+    assert content["grantedWorkspaces"] == ["demo"]
+    assert {c["name"]: c["count"] for c in content["labels"]} == expected
+    assert content["relationTypes"] == [{"name": "RELATED_TO", "count": relations[0]["n"]}]
+    assert "MET" not in text_of(result)

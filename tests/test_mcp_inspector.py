@@ -1,8 +1,8 @@
 """The MCP Inspector's CLI (`@modelcontextprotocol/inspector`, pinned in tests/node/) against
 `/mcp` of `evidencegraph serve` over the demo data, loaded as `evidencegraph demo` loads it: it
-lists the six tools and an agent-style exchange (search_entities → get_entity → walk → follow
-the walk's cursor) answers with evidence from the demo data. The transcript it writes is the one
-docs/mcp.md shows."""
+lists the eight tools and an agent-style exchange (search_entities → get_entity → walk →
+describe_graph → follow the walk's cursor) answers with evidence from the demo data. The
+transcript it writes is the one docs/mcp.md shows."""
 
 from __future__ import annotations
 
@@ -87,6 +87,9 @@ async def test_the_inspector_cli_lists_the_tools_and_searches_the_demo_data(
             *("--method", "tools/call", "--tool-name", "walk"),
             *("--tool-arg", f"entityId={ALEX_MERCER}", "--tool-arg", "maxEdges=3"),
         )
+        shape = await inspector(
+            url, transcript, *("--method", "tools/call", "--tool-name", "describe_graph")
+        )
         cut = await inspector(
             url,
             transcript,
@@ -108,7 +111,12 @@ async def test_the_inspector_cli_lists_the_tools_and_searches_the_demo_data(
         "get_entity",
         "get_passage",
         "entity_labels",
+        "describe_graph",
+        "get_entities",
     }
+    # The demo's GraphRAG relationships all load as RELATED_TO (contract §10).
+    assert [t["name"] for t in shape["structuredContent"]["relationTypes"]] == ["RELATED_TO"]
+    assert "RELATED_TO" in shape["content"][0]["text"]
     hits = found["structuredContent"]["hits"]
     assert hits[0]["entity"]["id"] == ALEX_MERCER and hits[0]["status"] == "SUPPORTED"
     cited = found["structuredContent"]["passages"][hits[0]["evidenceIds"][0]]

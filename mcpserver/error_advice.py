@@ -1,0 +1,74 @@
+"""What a model should do after each error code (issue 29, point 8): said in each tool's
+description for the codes that tool can answer, and again in every error result, after the
+message, so an agent has a way out at the point it needs one.
+
+The codes and messages are the GraphQL API's (contract §7); only INDEX_NOT_READY's message is
+worded for an agent here: the GraphQL message tells an operator to run `evidencegraph schema
+apply`, which an agent cannot do, so the agent is told to search without `labels` instead.
+Pure functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from contract.errors import EvidenceGraphError
+
+# One line per code, in the order a description lists them: what to do, not what happened.
+ADVICE: dict[str, str] = {
+    "MALFORMED": "fix the argument the message names and call again; the same arguments fail "
+    "the same way",
+    "UNAVAILABLE": "the id is missing or outside your scope (the two look alike); never call "
+    "again with the same id: search for the entity instead",
+    "INDEX_NOT_READY": "a label you named cannot be searched yet and you cannot fix that: "
+    "search again without `labels`",
+    "FORBIDDEN": "`scope.workspaces` names a workspace you are not granted: call again without "
+    "it (describe_graph lists the workspaces you are granted)",
+    "UNAUTHENTICATED": "your credentials are missing or refused; retrying does not help: tell "
+    "the user",
+    "BACKEND_UNAVAILABLE": "the database or the embedder cannot be reached: retry once after "
+    "a pause of a few seconds; if it fails again, tell the user",
+    "INTERNAL": "an unexpected failure, logged on the server: retry at most once, then tell "
+    "the user",
+}
+# search_passages' INDEX_NOT_READY is about the passages' own indexes (label `Chunk`).
+PASSAGE_INDEX_ADVICE = (
+    "passage search is not ready yet and you cannot fix that: use search_entities and the "
+    "evidence it cites instead"
+)
+# Every tool can answer these; a tool adds its own (walk UNAVAILABLE, search INDEX_NOT_READY).
+COMMON_CODES: tuple[str, ...] = ("MALFORMED", "FORBIDDEN", "BACKEND_UNAVAILABLE", "INTERNAL")
+
+
+def errors_note(*own: str, **worded: str) -> str:
+    """The sentence a tool's description ends with: its error codes (`own` first, then the
+    common ones), each with what to do; `worded` gives a code advice of the tool's own."""
+    codes: Sequence[str] = [*own, *COMMON_CODES]
+    advice = {**ADVICE, **worded}
+    return (
+        "Errors carry a code; what to do: "
+        + "; ".join(f"{code}: {advice[code]}" for code in codes)
+        + "."
+    )
+
+
+def advice(error: EvidenceGraphError) -> str:
+    if error.code == "INDEX_NOT_READY" and error.extensions.get("label") == "Chunk":
+        return PASSAGE_INDEX_ADVICE
+    return ADVICE.get(error.code, ADVICE["INTERNAL"])
+
+
+def agent_message(error: EvidenceGraphError) -> str:
+    """The error's message as an agent gets it: the contract's, but for INDEX_NOT_READY."""
+    if error.code == "INDEX_NOT_READY":
+        extensions = error.extensions
+        return (
+            f"Label `{extensions['label']}` cannot be searched: its {extensions['index']} "
+            f"index is {extensions['state']}."
+        )
+    return error.message
+
+
+def error_text(error: EvidenceGraphError) -> str:
+    """The text of an error result: the code, the message and what to do."""
+    return f"{error.code}: {agent_message(error)} What to do: {advice(error)}."
