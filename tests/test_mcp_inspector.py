@@ -19,6 +19,7 @@ from graph.driver import Graph
 from tests.conftest import TEST_DIMENSION
 from tests.support.node_tools import NODE_DIR, REPOSITORY, node, npm_packages
 from tests.support.serving import served_process
+from tests.test_mcp import TOOLS
 
 # The id Dulce's entities table gives him, made workspace demo's as the load makes it.
 ALEX_MERCER = workspace_id("demo", "bbb2ad85-3d0b-4c26-b6f9-71ed76ee64bd", "entity")
@@ -104,16 +105,7 @@ async def test_the_inspector_cli_lists_the_tools_and_searches_the_demo_data(
             *("--tool-arg", f"entityId={ALEX_MERCER}", "--tool-arg", f"cursor={cursor}"),
         )
     (tmp_path / "transcript.txt").write_text("\n".join(transcript))
-    assert {tool["name"] for tool in listed["tools"]} == {
-        "search_entities",
-        "search_passages",
-        "walk",
-        "get_entity",
-        "get_passage",
-        "entity_labels",
-        "describe_graph",
-        "get_entities",
-    }
+    assert {tool["name"] for tool in listed["tools"]} == TOOLS
     # The demo's GraphRAG relationships all load as RELATED_TO (contract §10).
     assert [t["name"] for t in shape["structuredContent"]["relationTypes"]] == ["RELATED_TO"]
     assert "RELATED_TO" in shape["content"][0]["text"]

@@ -6,22 +6,11 @@
 //
 // Usage: PAGES='["http://127.0.0.1:…/?service=…&token=…", …]' node cors-browser.mjs
 //        → prints one JSON object: {pages: [{url, report, console, pageErrors}]}
-import { chromium } from "playwright-core";
+import { launchChromium } from "./chromium.mjs";
 
 const result = { pages: [] };
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-  ],
-});
+const browser = await launchChromium();
 try {
   // One context: one preflight cache, as one browser profile has.
   const context = await browser.newContext();

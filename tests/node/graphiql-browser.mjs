@@ -5,7 +5,7 @@
 //
 // Usage: PAGE_URL=… OPERATION=… VARIABLES=… HEADERS=… EXPECT='["…"]' SCREENSHOT=path
 //        node graphiql-browser.mjs        → prints one JSON object describing what happened
-import { chromium } from "playwright-core";
+import { launchChromium } from "./chromium.mjs";
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "[::1]"]);
 const expected = JSON.parse(process.env.EXPECT);
@@ -18,18 +18,7 @@ const report = {
   consoleErrors: [],
 };
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-  ],
-});
+const browser = await launchChromium();
 try {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   await context.route("**/*", async (route) => {
