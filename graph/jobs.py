@@ -155,13 +155,10 @@ CALL (j, d) {
   MATCH (source:Entity {id: s.stagedSource}), (target:Entity {id: s.stagedTarget})
   WHERE coalesce(source.workspace, d.workspace) = d.workspace
     AND coalesce(target.workspace, d.workspace) = d.workspace
-  OPTIONAL MATCH (source)-[stored {id: s.stagedId}]->(target)
-  WHERE type(stored) = s.stagedType
-  WITH d, s, own, source, target, stored
-  WHERE stored IS NULL OR size(coalesce(stored.passageIds, [])) > 0
   MERGE (source)-[r:$(s.stagedType) {id: s.stagedId}]->(target)
-    ON CREATE SET r.workspace = d.workspace
+    ON CREATE SET r.workspace = d.workspace, r.passageIds = own
   WITH r, own WHERE coalesce(r.workspace, d.workspace) = d.workspace
+    AND size(coalesce(r.passageIds, [])) > 0
   SET r.passageIds = reduce(ids = coalesce(r.passageIds, []), p IN own |
                             CASE WHEN p IN ids THEN ids ELSE ids + p END)
 }
