@@ -3,15 +3,15 @@
     1. begin   create Job{RUNNING} with version = the document's next version
     2. write   chunks carrying `jobId` and that version; entities, mentions and relations
                staged on the job's own nodes
-    3. commit  Job.status = 'COMMITTED' with everything the new version's passages need
-               (new entities, mentions of the job's passages, their support of relations);
-               then, in a second transaction, the rest of the staging and
+    3. commit  Job.status = 'COMMITTED', then everything the new version's passages need
+               (new entities, mentions of the job's passages, their support of relations)
+               in bounded transactions; then, in one more, the rest of the staging and
                Document.currentVersion
 
 Until step 3 nothing the job wrote is current, and because every read reads a document's
 version before the jobs of its passages (graph/visibility.py), readers see the old version
-whole or the new one whole (docs/graph-model.md, "Readers"). What the first transaction of
-the commit links is hidden by the version itself until the second moves it, so the second
+whole or the new one whole (docs/graph-model.md, "Readers"). What the first step of the
+commit links is hidden by the version itself until the second moves it, so the second
 adds nothing the new version's passages are found through. A crash leaves a RUNNING job
 behind; `recover_stale_jobs` marks it FAILED and removes what it wrote: its chunks and its
 staging, the only things it wrote. Entities and relations merge by id across the documents
@@ -103,11 +103,11 @@ SET s.stagedJobId = $jobId, s.stagedId = row.id, s.stagedType = row.type,
     s.stagedSource = row.source, s.stagedTarget = row.target, s.stagedPassageIds = row.passageIds
 """
 
-# The commit is two transactions, in this order (docs/graph-model.md, "Readers"): first the
-# job's status, then the document's version. `unpublished` marks a job between the two, so
+# The commit is two steps, in this order (docs/graph-model.md, "Readers"): first the job's
+# status, then the document's version. `unpublished` marks a job between the two, so
 # `jobs recover` can finish a commit that stopped after the first.
 #
-# The first also links what the new version is found through: it creates the job's new
+# The first step also links what the new version is found through: it creates the job's new
 # entities (whole: labels, name, description, embedding, so their index entries exist too),
 # their and stored entities' mentions of the job's own passages, and adds those passages to
 # the support of the job's relations (creating a relation that has one). Readers cannot see
@@ -118,53 +118,102 @@ SET s.stagedJobId = $jobId, s.stagedId = row.id, s.stagedType = row.type,
 # records, and a node's record is what leads to its newest relationships, so a reader could
 # read the new `currentVersion` while an entity's new mentions were not yet reachable from it
 # and find neither version's passages.
+# Because the version hides all of it, the linking need not be one transaction: after the
+# status (MARK_COMMITTED), it runs in transactions of at most `LINK_BATCH` staged entities or
+# relations each (LINK_STAGED_ENTITIES, LINK_STAGED_RELATIONS), so a line of any size commits
+# in bounded transactions instead of one that can outgrow the server's transaction memory or
+# time limit on every try. The job's staging is listed once (STAGED_KEYS) and each batch finds
+# its rows by element id, so a batch costs its own size, not the job's. A staged entity or
+# relation the step created whole (a new one, all of whose mentions or passages are the job's
+# own) has nothing left for the second step, so its staging is deleted here: the second step,
+# which must be one transaction with the version, then holds only what changes stored things.
 # A stored relation with no passages (a path) is the exception: listing the job's passages on
 # it here would make it an edge whose passages are none of them visible, which a walk drops
 # (seed walk step 3), so a path would vanish until the version moves. Its support is added by
 # the second step, with the version; a reader in between sees it as a path still.
-COMMIT_JOB: LiteralString = (
-    """
+MARK_COMMITTED: LiteralString = """
 MATCH (j:Job {id: $jobId}) WHERE j.status = 'RUNNING'
 SET j.status = 'COMMITTED', j.finishedAt = datetime(),
     j.contentHash = coalesce($contentHash, j.contentHash), j.unpublished = true
-WITH j
-OPTIONAL MATCH (d:Document {id: j.documentId})
-CALL (j, d) {
-  MATCH (s:StagedEntity {jobId: j.id})
-  MERGE (e:Entity {id: s.id})
-    ON CREATE SET e.name = s.name, e.description = s.description, e.embedding = s.embedding,
-                  e.sourceId = s.sourceId, e.workspace = d.workspace,
-                  e.workspaceKey = $workspaceKey, e:$(s.labels),
-                  e:NameKeyed, e.nameKey = """
+RETURN j.id AS id
+"""
+
+# Staged entities or relations linked per transaction of the first step: with 384-dimension
+# embeddings, about 7 MiB of transaction memory (tests/test_commit_batches.py).
+LINK_BATCH = 200
+
+STAGED_KEYS: dict[str, LiteralString] = {
+    "entities": "MATCH (s:StagedEntity {jobId: $jobId}) RETURN elementId(s) AS key",
+    "relations": "MATCH (s:StagedRelation {stagedJobId: $jobId}) RETURN elementId(s) AS key",
+}
+
+# `createdByLink` is set only when the MERGE creates the entity, and removed in the same
+# transaction: it tells this row's creation from a stored entity's (another job's, even one
+# committed a moment ago), which keeps its staging for the second step.
+LINK_STAGED_ENTITIES: LiteralString = (
+    """
+MATCH (j:Job {id: $jobId}) WHERE j.status = 'COMMITTED' AND j.unpublished
+MATCH (d:Document {id: j.documentId})
+UNWIND $keys AS key
+MATCH (s:StagedEntity) WHERE elementId(s) = key AND s.jobId = j.id
+MERGE (e:Entity {id: s.id})
+  ON CREATE SET e.name = s.name, e.description = s.description, e.embedding = s.embedding,
+                e.sourceId = s.sourceId, e.workspace = d.workspace,
+                e.workspaceKey = $workspaceKey, e:$(s.labels), e.createdByLink = true,
+                e:NameKeyed, e.nameKey = """
     + name_key("s.name")
     + """
-  WITH e, s WHERE coalesce(e.workspace, d.workspace) = d.workspace
-  CALL (e, s) {
-    UNWIND s.mentions AS passageId
-    MATCH (c:Chunk {id: passageId}) WHERE c.jobId = s.jobId
-    MERGE (e)-[m:MENTIONED_IN]->(c)
-    """
+WITH j, d, s, e, e.createdByLink IS NOT NULL AS created
+REMOVE e.createdByLink
+WITH j, d, s, e, created
+CALL (e, s, d) {
+  WITH * WHERE coalesce(e.workspace, d.workspace) = d.workspace
+  UNWIND s.mentions AS passageId
+  MATCH (c:Chunk {id: passageId}) WHERE c.jobId = s.jobId
+  MERGE (e)-[m:MENTIONED_IN]->(c)
+  """
     + ORDER_NEW_MENTIONS
     + """
-  }
 }
-CALL (j, d) {
-  MATCH (s:StagedRelation {stagedJobId: j.id})
-  WITH s, [p IN s.stagedPassageIds WHERE EXISTS { MATCH (:Chunk {id: p, jobId: j.id}) }] AS own
+CALL (s, created) {
+  WITH * WHERE created
+    AND all(p IN s.mentions WHERE EXISTS { MATCH (:Chunk {id: p, jobId: s.jobId}) })
+  DELETE s
+}
+"""
+)
+
+LINK_STAGED_RELATIONS: LiteralString = """
+MATCH (j:Job {id: $jobId}) WHERE j.status = 'COMMITTED' AND j.unpublished
+MATCH (d:Document {id: j.documentId})
+UNWIND $keys AS key
+MATCH (s:StagedRelation) WHERE elementId(s) = key AND s.stagedJobId = j.id
+CALL (j, d, s) {
+  WITH j, d, s,
+       [p IN s.stagedPassageIds WHERE EXISTS { MATCH (:Chunk {id: p, jobId: j.id}) }] AS own
   WHERE size(own) > 0
   MATCH (source:Entity {id: s.stagedSource}), (target:Entity {id: s.stagedTarget})
   WHERE coalesce(source.workspace, d.workspace) = d.workspace
     AND coalesce(target.workspace, d.workspace) = d.workspace
   MERGE (source)-[r:$(s.stagedType) {id: s.stagedId}]->(target)
-    ON CREATE SET r.workspace = d.workspace, r.passageIds = own
-  WITH r, own WHERE coalesce(r.workspace, d.workspace) = d.workspace
-    AND size(coalesce(r.passageIds, [])) > 0
-  SET r.passageIds = reduce(ids = coalesce(r.passageIds, []), p IN own |
-                            CASE WHEN p IN ids THEN ids ELSE ids + p END)
+    ON CREATE SET r.workspace = d.workspace, r.passageIds = own, r.createdByLink = true
+  WITH d, s, r, own, r.createdByLink IS NOT NULL AS created
+  REMOVE r.createdByLink
+  WITH * WHERE coalesce(r.workspace, d.workspace) = d.workspace
+  CALL (r, own, created) {
+    WITH * WHERE NOT created AND size(coalesce(r.passageIds, [])) > 0
+    SET r.passageIds = reduce(ids = r.passageIds, p IN own |
+                              CASE WHEN p IN ids THEN ids ELSE ids + p END)
+  }
+  CALL (r, s, own, created) {
+    WITH * WHERE created AND size(own) = size(s.stagedPassageIds)
+    SET r += properties(s)
+    REMOVE r.stagedJobId, r.stagedId, r.stagedType, r.stagedSource, r.stagedTarget,
+           r.stagedPassageIds
+    DELETE s
+  }
 }
-RETURN j.id AS id
 """
-)
 
 # The second step: the rest of the staging, then the version, in one transaction. What is
 # left changes only stored things the version does not hide (the fields and labels of stored
@@ -375,22 +424,35 @@ async def write_relations(graph: Graph, job: Job, relations: Sequence[dict[str, 
 
 
 async def commit_job(graph: Graph, job: Job, content_hash: str | None = None) -> int:
-    """Commit the job: its status with what links its passages, then its document's version
-    with the rest of its staging, in that order, each in its own transaction
+    """Commit the job: its status with what links its passages (in bounded transactions),
+    then its document's version with the rest of its staging in one, in that order
     (docs/graph-model.md, "Readers", says why the order matters).
 
     `content_hash` (of the loaded line) is kept on the job with its status, so a reload of
     the same line can be recognised as unchanged. A job whose status was committed is never
     failed: if the second step does not happen, `jobs recover` finishes it.
     """
-    parameters = {
-        "jobId": job.id,
-        "contentHash": content_hash,
-        "workspaceKey": workspace_key(job.workspace),
-    }
-    if not await graph.write(COMMIT_JOB, parameters):
-        raise RuntimeError(f"job {job.id} is no longer RUNNING; it was recovered meanwhile")
+    await commit_first_step(graph, job, content_hash)
     return await _publish(graph, job.id, job.workspace)
+
+
+async def commit_first_step(graph: Graph, job: Job, content_hash: str | None = None) -> None:
+    """The commit's first step: the job's status, then what links its passages, `LINK_BATCH`
+    staged entities or relations per transaction. Everything it links is hidden by the
+    version until the second step moves it, so a stop between two batches changes no answer
+    (and `jobs recover` publishes the whole staging)."""
+    parameters = {"jobId": job.id, "contentHash": content_hash}
+    if not await graph.write(MARK_COMMITTED, parameters):
+        raise RuntimeError(f"job {job.id} is no longer RUNNING; it was recovered meanwhile")
+    link = {"jobId": job.id, "workspaceKey": workspace_key(job.workspace)}
+    for kind, statement in (
+        ("entities", LINK_STAGED_ENTITIES),
+        ("relations", LINK_STAGED_RELATIONS),
+    ):
+        rows = await graph.read(STAGED_KEYS[kind], {"jobId": job.id})
+        keys = [row["key"] for row in rows]
+        for first in range(0, len(keys), LINK_BATCH):
+            await graph.write(statement, {**link, "keys": keys[first : first + LINK_BATCH]})
 
 
 async def _publish(graph: Graph, job_id: str, workspace: str) -> int:

@@ -134,14 +134,13 @@ def order_properties(
     )
 
 
-# The part of a commit's mention writing that keeps the order (graph/jobs.py COMMIT_JOB and
-# PUBLISH_VERSION): for the rows `e` (an :Entity), `m` (a mention just merged) and `c` (its
-# passage), the properties, then the counter grown by the mentions that were not ordered
-# before (each once, should a line name a passage twice), read under the entity's write lock
-# (taken by setting a property the statement removes, as graph/jobs.py BEGIN_JOB does) so two
-# commits never lose an increment. An entity that had no counter, or mentions from
-# elsewhere, gets one below its degree, so it is read the plain way until `schema apply`
-# counts it.
+# The part of a commit's mention writing that keeps the order (graph/jobs.py LINK_STAGED_ENTITIES
+# and PUBLISH_VERSION): for the rows `e` (an :Entity), `m` (a mention just merged) and `c` (its
+# passage), the properties, then the counter grown by the mentions that were not ordered before
+# (each once, should a line name a passage twice), read under the entity's write lock (taken by
+# setting a property the statement removes, as graph/jobs.py BEGIN_JOB does) so two commits never
+# lose an increment. An entity that had no counter, or mentions from elsewhere, gets one below its
+# degree, so it is read the plain way until `schema apply` counts it.
 ORDER_NEW_MENTIONS: LiteralString = (
     "SET e.orderLock = true"
     " WITH e, m, c, " + is_ordered("m") + " AS wasOrdered"

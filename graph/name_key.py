@@ -17,7 +17,7 @@ change an answer"):
                 "ẞ"), and letters are kept before and after (Greek's final sigma, the dot
                 "İ" leaves)
     NameKeyed   a label on every entity whose key the service wrote, in the same transaction as
-                the name: `COMMIT_JOB` and `PUBLISH_VERSION` (graph/jobs.py), and
+                the name: `LINK_STAGED_ENTITIES` and `PUBLISH_VERSION` (graph/jobs.py), and
                 `schema apply` for the entities it finds without one or with a key that is not
                 their name's (graph/graph_schema.py)
     entity_name_key   the RANGE index on `(:Entity).nameKey`, made by `schema apply`

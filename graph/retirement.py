@@ -73,7 +73,7 @@ BEGIN_RETIREMENTS: LiteralString = (
     "  CASE WHEN alreadyRetired THEN null ELSE version END AS version"
 )
 
-# `jobs.COMMIT_JOB` for a batch: the first step.
+# `jobs.MARK_COMMITTED` for a batch: the first step (a retirement links nothing).
 COMMIT_RETIREMENTS: LiteralString = (
     "UNWIND $jobIds AS jobId"
     " MATCH (j:Job {id: jobId}) WHERE j.status = 'RUNNING' AND j.retires"

@@ -16,7 +16,7 @@
 
 A passage of a version not yet published is nothing to any reader (contract §2: everything a
 job writes stays invisible until it commits), so what a commit links to it before it moves
-the version shows nowhere (graph/jobs.py COMMIT_JOB; docs/graph-model.md, "Readers").
+the version shows nowhere (graph/jobs.py commit_first_step; docs/graph-model.md, "Readers").
 
 Every fragment reads the scope from the parameters `$scopeWorkspaces` and
 `$scopeDocumentIds` (`contract.scope.Scope.cypher_parameters()`; null means no filter), and

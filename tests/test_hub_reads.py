@@ -30,7 +30,6 @@ from graph import entity_search, jobs, lookups, mention_order, walk
 from graph.driver import Graph
 from graph.graph_schema import apply_schema, vector_index_name
 from graph.lexical_index import fulltext_index_name
-from graph.ownership import workspace_key
 from graph.purge import purge
 from ingest.deletion import delete_documents
 from retrieval.lexical_rule import lexical_request
@@ -716,10 +715,7 @@ async def test_jobs_recover_leaves_each_counter_equal_to_its_ordered_mentions(
         external_mentions={"Dora Densely": elsewhere.passage_ids},
         commit=False,
     )
-    await graph.write(
-        jobs.COMMIT_JOB,
-        {"jobId": stopped.job.id, "contentHash": None, "workspaceKey": workspace_key("w1")},
-    )
+    await jobs.commit_first_step(graph, stopped.job)
     [row] = await graph.read(MENTIONS, {"id": dora})
     assert row["counted"] == len(row["checks"]) == 54
     assert await jobs.publish_committed_jobs(graph) == [stopped.job.id]

@@ -18,7 +18,6 @@ from graph import entity_search, jobs, lookups, walk
 from graph.driver import Graph
 from graph.graph_schema import apply_schema, vector_index_name
 from graph.lexical_index import fulltext_index_name
-from graph.ownership import workspace_key
 from retrieval.lexical_rule import lexical_request
 from retrieval.walk_bookkeeping import WalkBounds
 from tests.support.graph_builder import GraphBuilder, Version, new_id, unit_vector
@@ -275,7 +274,7 @@ async def test_what_a_commit_links_before_it_moves_the_version_shows_nowhere_unt
 ) -> None:
     """The commit's first step links the new version's passages: a new entity, a stored
     entity's mention, a new relation and a stored relation's support (graph/jobs.py
-    COMMIT_JOB). The version hides all of it until the second step moves it; `jobs recover`
+    commit_first_step). The version hides all of it until the second step moves it; `jobs recover`
     finishes a commit stopped between the two, and then all of it shows."""
     first, _ = await stored_world(graph, builder)
     before = await answers(graph, builder, "Linus")
@@ -314,10 +313,7 @@ async def test_what_a_commit_links_before_it_moves_the_version_shows_nowhere_unt
             },
         ],
     )
-    await graph.write(
-        jobs.COMMIT_JOB,
-        {"jobId": job.id, "contentHash": None, "workspaceKey": workspace_key("acme")},
-    )  # the first step
+    await jobs.commit_first_step(graph, job)  # the first step
     linked = await graph.read(
         "MATCH (e:Entity)-[:MENTIONED_IN]->(:Chunk {id: $id}) RETURN e.id AS id ORDER BY id",
         {"id": passage},
@@ -362,10 +358,7 @@ async def test_a_stored_path_stays_a_path_while_a_commit_runs_and_turns_assertio
     )
     relation = {"id": met["id"], "type": "MET", "source": ada, "target": grace}
     await jobs.write_relations(graph, job, [{**relation, "passageIds": [passage]}])
-    await graph.write(
-        jobs.COMMIT_JOB,
-        {"jobId": job.id, "contentHash": None, "workspaceKey": workspace_key("acme")},
-    )  # the first step only
+    await jobs.commit_first_step(graph, job)  # the first step only
     assert await answers(graph, builder, "Ada") == before
 
     assert await jobs.publish_committed_jobs(graph) == [job.id]

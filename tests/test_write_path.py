@@ -12,7 +12,6 @@ from contract.scope import Scope
 from graph import jobs, lookups
 from graph.driver import Graph
 from graph.graph_schema import apply_constraints
-from graph.ownership import workspace_key
 from tests.conftest import wipe
 from tests.support.graph_builder import GraphBuilder, new_id
 from tests.support.job_stress import read_lookups, run_stress
@@ -72,10 +71,7 @@ async def test_a_commit_stopped_between_its_steps_leaves_the_old_version_and_rec
     first = await builder.version("acme", ["old"])
     second = await builder.version("acme", ["new"], document_id=first.document_id, commit=False)
     # The first step alone, as if the loader died before the second.
-    await graph.write(
-        jobs.COMMIT_JOB,
-        {"jobId": second.job.id, "contentHash": None, "workspaceKey": workspace_key("acme")},
-    )
+    await jobs.commit_first_step(graph, second.job)
     assert await visible(graph, [*first.passage_ids, *second.passage_ids]) == set(first.passage_ids)
     assert await jobs.publish_committed_jobs(graph) == [second.job.id]
     assert await visible(graph, [*first.passage_ids, *second.passage_ids]) == set(
