@@ -14,6 +14,7 @@ from typing import Any
 
 import neo4j
 
+from contract.page_cursor import evidence_cursor
 from graph.graph_schema import apply_schema
 from tests.conftest import TEST_DIMENSION, Client
 from tests.support.graph_builder import GraphBuilder, unit_vector
@@ -113,3 +114,32 @@ async def test_no_walk_or_lookup_scans_every_node(
     for query in (WALK, ENTITY):
         for plan in await plans_of(driver, client, query, {"id": ada}):
             assert not whole_store_reads(plan), (query, plan)
+
+
+PAGES = """
+query($id: ID!, $scope: ScopeInput, $after: String) {
+  walk(entityId: $id, depth: 2, scope: $scope) {
+    nodes { evidencePage(first: 2, after: $after) { nodes { id mentions { id }
+      document { passages(first: 2) { nodes { id } } } } } }
+    edges { evidencePage(first: 2, after: $after) { nodes { id } } }
+  }
+}
+"""
+
+
+async def test_no_page_or_mentions_read_scans_every_node(
+    client: Client, builder: GraphBuilder, graph: Any, driver: neo4j.AsyncDriver
+) -> None:
+    """The paged fields and `Passage.mentions`, first pages and pages after a cursor, in every
+    shape of scope (graph/mention_reads.py)."""
+    await small_graph(builder, graph)
+    ada = builder.entity_id("Ada Lovelace")
+    [row] = await graph.read(
+        "MATCH (d:Document) RETURN d.id AS id, [(d)-[:HAS_PART]->(c) | c.id][0] AS passage", {}
+    )
+    cursor = evidence_cursor((row["id"], 0, row["passage"]))
+    for scope in (None, {"workspaces": ["acme"]}, {"documentIds": [row["id"]]}):
+        for after in (None, cursor):
+            variables = {"id": ada, "scope": scope, "after": after}
+            for plan in await plans_of(driver, client, PAGES, variables):
+                assert not whole_store_reads(plan), (scope, after, plan)
