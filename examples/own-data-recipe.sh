@@ -65,7 +65,8 @@ AUTH_MODE=apikeys AUTH_API_KEYS_FILE="$KEYS_FILE" \
   "$EVIDENCEGRAPH" serve --port "$PORT" > "$work/serve.log" 2>&1 &
 server=$!
 url="http://127.0.0.1:$PORT"
-for _ in $(seq 1200); do  # up to 2 minutes, on a busy machine
+deadline=$((SECONDS + ${READY_SECONDS:-120}))  # a busy machine takes a while to start it
+while [ "$SECONDS" -lt "$deadline" ]; do
   if curl -fsS "$url/readyz" > /dev/null 2>&1; then break; fi
   if ! kill -0 "$server" 2>/dev/null; then cat "$work/serve.log" >&2; exit 1; fi
   sleep 0.1
