@@ -16,7 +16,7 @@ with the document (docs/security.md, "Limits"). A Strawberry extension, passed a
   syntax tree and its errors, and a large document (a long string literal keeps its token count
   low) must not stay in memory after its request. Each is keyed by the document's text, whose
   hash Python keeps: hashing the syntax tree walks all of it (0.1 ms for the search of
-  docs/performance.md), and counting directives visits all of it (0.2–0.4 ms), every request.
+  bench/notebook.md), and counting directives visits all of it (0.2–0.4 ms), every request.
 """
 
 from __future__ import annotations

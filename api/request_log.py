@@ -37,6 +37,7 @@ from api import request_record
 from api.metrics import Metrics
 from api.request_record import RequestRecord, safe_operation_name
 from api.services import Services
+from contract.terminal_text import printable
 
 log = logging.getLogger("evidencegraph.request")
 
@@ -195,14 +196,6 @@ def text_value(value: object) -> str:
     if isinstance(value, str) and not _BARE_VALUE.fullmatch(value):
         return json.dumps(value)
     return f"{value}"
-
-
-def printable(message: str) -> str:
-    """`message` with every character that is not printable escaped (`\\n`, `\\x85`,
-    `\\u2028`): a message may quote what a client sent, and must stay one line."""
-    if message.isprintable():
-        return message
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode() for c in message)
 
 
 class TextFormatter(logging.Formatter):

@@ -1,4 +1,4 @@
-"""The fixed costs of one request, A/B between source trees in one run (docs/performance.md).
+"""The fixed costs of one request, A/B between source trees in one run (bench/notebook.md).
 
     git worktree add --detach /tmp/eg-before <commit>
     .venv/bin/python -m bench.fixed_costs --home /tmp/eg-bench/neo4j \

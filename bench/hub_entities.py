@@ -30,7 +30,7 @@ from other processes falls on all alike. For each case and side: p50 and p95 of 
 statements per request (of the timed requests), database hits (PROFILE of every statement
 of one request, summed; the index catalog read is not profiled),
 and whether both sides answered the same. `measure()` returns the figures; `main` prints them
-as the table of docs/performance.md. Milliseconds here are a shared machine's: compare ratios
+as the table of bench/notebook.md. Milliseconds here are a shared machine's: compare ratios
 within one run.
 """
 

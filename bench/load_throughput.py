@@ -10,7 +10,7 @@ through the same loader as the command (without the progress display) into the d
 NEO4J_URI names, then creates the indexes. The database must be empty, or `--wipe` must say it
 may be emptied: point it at a scratch server (`evidencegraph neo4j start --home /tmp/x --port
 0`), never at one that holds data you want. MiniLM embeds some tens of passages a second
-at best on two cores (docs/performance.md): measure it on a few thousand passages and
+at best on two cores (bench/notebook.md): measure it on a few thousand passages and
 extrapolate.
 """
 

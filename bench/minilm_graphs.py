@@ -9,7 +9,7 @@ MatMul, `SkipLayerNormalization` with the bias, MatMul, `BiasGelu`, MatMul,
 so its vectors are the product's to float32 rounding (printed). Both sessions run one thread a
 run, as the product does. It is kept here, not in `embedding/`, because it is not faster: on
 ONNX Runtime 1.32's CPU kernels the fused `Attention` and `SkipLayerNormalization` cost more
-than the MatMul/Softmax/Add/LayerNormalization nodes they replace (docs/performance.md). Run
+than the MatMul/Softmax/Add/LayerNormalization nodes they replace (bench/notebook.md). Run
 it again when the runtime changes.
 """
 

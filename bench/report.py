@@ -115,7 +115,7 @@ def plots(results: dict[str, Any], out: Path) -> dict[str, str]:
 
 
 def hub_section(hubs: dict[str, Any] | None, relative: str, names: dict[str, str]) -> list[str]:
-    """bench/hub_entities.py's rows (this checkout only), as docs/performance.md explains them."""
+    """bench/hub_entities.py's rows (this checkout only), as bench/notebook.md explains them."""
     if not hubs or not hubs.get("rows"):
         return ["Not measured in this run (`--hubs 0`)."]
     before, after = hubs["load_before"], hubs["load_after"]
@@ -281,7 +281,7 @@ def write(results: dict[str, Any], out: Path, doc: Path = DOC) -> None:
 
 METHOD = """## How it is measured
 
-**The graph**: bench/build_graph.py (docs/performance.md describes it): S = 10,000 entities /
+**The graph**: bench/build_graph.py (bench/notebook.md describes it): S = 10,000 entities /
 50,000 passages, L = 100,000 entities / 500,000 passages, 3 workspaces, superseded versions
 and unfinished jobs, 384-d `hash` vectors; each in a private Neo4j 5.26 under `--work`, built
 once and kept.

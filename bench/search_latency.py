@@ -15,7 +15,7 @@ In one run, against the benchmark graph (built first if need be, `bench/build_gr
    the hand-written statement, and the answers compared (entity ids in order, evidence ids,
    status, ranks, scores);
 4. PROFILE gives each statement's database hits for some queries.
-Prints a table; `--json-out` appends the numbers as one JSON line (docs/performance.md).
+Prints a table; `--json-out` appends the numbers as one JSON line (bench/notebook.md).
 The machine is shared: compare the ratios of one run, not milliseconds across runs.
 """
 

@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "neo4j": "commands.neo4j_command",
     "schema": "commands.graph_schema_command",
     "load": "commands.load_command",
+    "documents": "commands.documents_command",
     "eval": "commands.eval_command",
     "jobs": "commands.jobs_command",
     "delete": "commands.delete_command",

@@ -13,9 +13,9 @@ Threads are set for a machine shared with Neo4j and other services: each run of 
 uses one thread (no runtime thread pool, so nothing spins or waits on a core another process
 needs), and a call with several batches runs up to `threads` of them at once (EMBEDDER_THREADS,
 default min(2, cores)). Per text this costs 7–16% less CPU than one run spread over two
-intra-op threads (docs/performance.md). `precision="int8"`
+intra-op threads (bench/notebook.md). `precision="int8"`
 (EMBEDDER_PRECISION) runs a dynamically quantised copy of the graph: faster, vectors within
-0.97–0.996 cosine of fp32 (docs/performance.md has the measured effect on retrieval).
+0.97–0.996 cosine of fp32 (bench/notebook.md has the measured effect on retrieval).
 
 >>> embedder = MiniLMEmbedder()
 >>> len(embedder.embed(["Who founded Acme?"])[0])
@@ -108,7 +108,7 @@ def session_options() -> onnxruntime.SessionOptions:
     """One thread a run: the run works on its caller's thread and the session starts no
     thread pool. Cores are shared by running batches side by side (`MiniLMEmbedder.threads`),
     which costs less CPU per text than splitting each operator between threads and waiting
-    for both halves after each of the graph's ~180 operators (docs/performance.md)."""
+    for both halves after each of the graph's ~180 operators (bench/notebook.md)."""
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1

@@ -15,7 +15,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Protocol
+
+from contract.terminal_text import printable
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +27,32 @@ class Rejection:
 
     number: int  # the line number of a bundle; the document's position in a GraphRAG folder
     reason: str
+
+
+class Outcome(StrEnum):
+    """What a load did with one document (`evidencegraph delete --document` takes its id)."""
+
+    NEW = "new"  # the workspace had no document of that id: its version 1 was written
+    NEW_VERSION = "new version"  # its next version was written; the previous stops being served
+    UNCHANGED = "unchanged"  # its current version has the same content: nothing was written
+    RESTORED = "restored"  # it was deleted, and this is the version it was deleted as
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentOutcome:
+    id: str
+    workspace: str
+    title: str | None
+    outcome: Outcome
+
+    def line(self) -> str:
+        r"""One line of the load's summary, its title (from the file) made safe to print.
+
+        >>> DocumentOutcome("d1", "acme", "Q3\x1b[2J", Outcome.NEW).line()
+        'document d1 (new) in acme: Q3\\x1b[2J'
+        """
+        title = "(no title)" if self.title is None else printable(self.title)
+        return f"document {self.id} ({self.outcome}) in {printable(self.workspace)}: {title}"
 
 
 @dataclass
@@ -39,6 +68,7 @@ class LoadTotals:
     embeddings: int = 0  # computed here (embeddings given in the input are not counted)
     embedding_seconds: float = 0.0  # wall time spent waiting for embeddings
     labels: set[str] = field(default_factory=set)  # entity labels of every line written
+    documents: list[DocumentOutcome] = field(default_factory=list)  # in input order
     started: float = field(default_factory=time.monotonic)
 
     @property
@@ -71,6 +101,11 @@ class LoadTotals:
             f"{self.relations:,} · embeddings {self.embeddings:,} ({embedding_rate:.0f}/s)"
             f" · {self.per_second(self.passages):.0f} passages/s"
         )
+
+    def document_lines(self) -> list[str]:
+        """Each document loaded, new or not, with what was done with it (rejected lines are
+        reported as they happen)."""
+        return [document.line() for document in self.documents]
 
     def summary_lines(self) -> list[str]:
         of = f" (of {self.documents_total})" if self.documents_total is not None else ""

@@ -82,7 +82,7 @@ async def load_source(
     )
     with progress_display(describe, total) as display:
         result = await Loader(graph, embedder, display, total).load(lines)
-    for line in result.totals.summary_lines():
+    for line in [*result.totals.document_lines(), *result.totals.summary_lines()]:
         print(line)
     return result
 

@@ -43,7 +43,14 @@ from graph.stored_references import RelationEnds, stored_references
 from ingest.bundle import LineError
 from ingest.document_version import DocumentVersion
 from ingest.job_writer import JobWriter
-from ingest.load_report import LoadObserver, LoadTotals, Rejection, SilentObserver
+from ingest.load_report import (
+    DocumentOutcome,
+    LoadObserver,
+    LoadTotals,
+    Outcome,
+    Rejection,
+    SilentObserver,
+)
 from ingest.reference_check import reference_problems
 
 log = logging.getLogger(__name__)
@@ -107,12 +114,14 @@ class Loader:
         if stored.content_hash == content_hash:
             self.totals.unchanged += 1
             self.totals.labels |= labels  # its indexes are (re)checked at the end all the same
+            self._done(version, Outcome.UNCHANGED)
             return None
         if stored.retired:
             restoration = await restore_retired(self._graph, version.document.id, content_hash)
             if restoration is Restoration.RESTORED:
                 self.totals.restored += 1
                 self.totals.labels |= labels
+                self._done(version, Outcome.RESTORED)
                 return None
             if restoration is Restoration.JOB_UNDER_WAY:
                 return (
@@ -134,7 +143,14 @@ class Loader:
             return f"Neo4j refused the write ({error.code}): {error.message}"
         self.totals.loaded += 1
         self.totals.labels |= labels
+        self._done(version, Outcome.NEW if stored.workspace is None else Outcome.NEW_VERSION)
         return None
+
+    def _done(self, version: DocumentVersion, outcome: Outcome) -> None:
+        document = version.document
+        self.totals.documents.append(
+            DocumentOutcome(document.id, document.workspace, document.title, outcome)
+        )
 
     async def _prepare_graph(self) -> None:
         if self._prepared:

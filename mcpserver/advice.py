@@ -74,3 +74,38 @@ def walk_advice(call: WalkCall, truncated_by: Sequence[str]) -> list[str]:
             "DEPTH": f"More relations lie beyond depth {call.depth} (not a cut): {further}.",
         }
     return [lines[bound] for bound in truncated_by]
+
+
+def missing_types(requested: Sequence[str] | None, walked: Sequence[str]) -> list[str]:
+    """The relation types the caller named that no edge of the answer has, in its order: a
+    walk names no type it cannot find, so these need `unknown_types_advice` to say why."""
+    if requested is None:
+        return []
+    found = set(walked)
+    return [name for name in dict.fromkeys(requested) if name not in found]
+
+
+def unknown_types_advice(
+    missing: Sequence[str], in_scope: Sequence[tuple[str, int]], at_least: bool
+) -> list[str]:
+    """One line when some of `missing` is a type no relation in the scope has (`in_scope`:
+    describe_graph's types with their counts, lower bounds when `at_least`); none when each
+    exists and this entity just has no such relation.
+
+    >>> unknown_types_advice(["KNOWS"], [("RELATED_TO", 105)], False)[0][:58]
+    'No relation in scope has type KNOWS; its types: RELATED_TO'
+    """
+    known = {name for name, _ in in_scope}
+    unknown = [name for name in missing if name not in known]
+    if not unknown:
+        return []
+    plural = "s" if len(unknown) > 1 else ""
+    named = ", ".join(unknown)
+    if not in_scope:
+        return [f"No relation in scope has type{plural} {named}: the scope holds no relation."]
+    more = "at least " if at_least else ""
+    listed = ", ".join(f"{name} ({more}{count})" for name, count in in_scope)
+    return [
+        f"No relation in scope has type{plural} {named}; its types: {listed}. Name one of those"
+        " in `relationTypes`, or omit it to follow every type."
+    ]

@@ -32,7 +32,7 @@ from contract.scope import Grant
 from graph import walk as graph_walk
 from graph.records import PassageRecord
 from loaders import create_loaders
-from mcpserver.advice import WalkCall, walk_advice
+from mcpserver.advice import WalkCall, missing_types, unknown_types_advice, walk_advice
 from mcpserver.arguments import Arguments
 from mcpserver.content import (
     DescribeGraphJson,
@@ -217,11 +217,15 @@ async def walk(context: AnswerContext, grant: Grant, args: Arguments) -> ToolAns
         }
 
     call = WalkCall("walk", entity_id, depth, *bounds, bounds[1], relation_types is not None)
-    return ToolAnswer(
-        build,
-        advice=walk_advice(call, [bound.value for bound in record.truncated_by]),
-        **_paged("walk", args, len(record.edges), start),
-    )
+    advice = walk_advice(call, [bound.value for bound in record.truncated_by])
+    missing = missing_types(relation_types, [edge.type for edge, _ in record.edges])
+    if missing:
+        # A type no relation has finds nothing, like a type this entity lacks: the scope's
+        # types (describe_graph's, read only now) tell the two apart for the caller.
+        shape = await read_graph_shape(context, effective)
+        in_scope = [(count.name, count.count) for count in shape.relation_types]
+        advice += unknown_types_advice(missing, in_scope, shape.relations_at_least)
+    return ToolAnswer(build, advice=advice, **_paged("walk", args, len(record.edges), start))
 
 
 async def get_entity(context: AnswerContext, grant: Grant, args: Arguments) -> ToolAnswer:

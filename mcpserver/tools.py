@@ -232,8 +232,9 @@ TOOLS: tuple[types.Tool, ...] = (
                     "items": {"type": "string", "minLength": 1, "maxLength": 100},
                     "description": (
                         "Follow only these relation types, exactly as describe_graph lists them "
-                        "(GraphRAG data holds only RELATED_TO); a type the graph does not "
-                        "store walks nothing. Omit it to follow every type. Graph-owned types "
+                        "(GraphRAG data holds only RELATED_TO); for a type no relation in your "
+                        "scope has, the answer says so and lists the types there are. Omit it "
+                        "to follow every type. Graph-owned types "
                         "(HAS_PART, MENTIONED_IN, ...) are never walked."
                     ),
                 },

@@ -128,7 +128,7 @@ def test_int8_stays_close_to_sentence_transformers_reference(
     int8_embedder: MiniLMEmbedder, reference: list[dict[str, Any]]
 ) -> None:
     # Dynamic quantisation is an approximation: its bound is what was measured, per channel
-    # (0.97 for the punctuation-only text, 0.99 and more for prose; docs/performance.md).
+    # (0.97 for the punctuation-only text, 0.99 and more for prose; bench/notebook.md).
     texts = [case["text"] for case in reference]
     got = np.array(int8_embedder.embed(texts))
     similarity = cosines(got, np.array([case["vector"] for case in reference]))

@@ -10,7 +10,7 @@ import pytest
 from graph.driver import Graph
 from ingest.load_progress import PlainProgress
 from ingest.load_report import LoadTotals
-from tests.support.load_helpers import Cli, bundle_line, entity, write_bundle
+from tests.support.load_helpers import Cli, bundle_line, entity, uid, write_bundle
 
 PROGRESS = re.compile(
     r"load: documents \d+/\d+ \(\d+ loaded, \d+ unchanged, \d+ rejected\), passages \d+, "
@@ -31,7 +31,9 @@ async def test_progress_off_a_terminal_is_plain_lines_and_ends_with_a_summary(
         assert "\r" not in output and "\x1b" not in output, repr(output)  # no redrawn bar
     progress = [line for line in run.err.splitlines() if line.startswith("load: ")]
     assert progress and all(PROGRESS.fullmatch(line) for line in progress), run.err
-    assert run.out.splitlines()[:2] == [
+    assert run.out.splitlines()[:4] == [
+        f"document {uid('d', 1)} (new) in acme: doc 1",
+        f"document {uid('d', 2)} (new) in acme: doc 2",
         "documents: 2 loaded, 0 unchanged, 0 rejected (of 2)",
         "written: 2 passages, 2 entities, 0 relations",
     ]

@@ -103,6 +103,8 @@ def demo_session(
                 AUTH_API_KEYS_FILE=str(keys),
                 MCP_MAX_RESULT_CHARS=limit,
                 NEO4J_QUERY_TIMEOUT_SECONDS=SLOW_MACHINE_SECONDS,
+                # Above the statement limit, or a slow statement is cut at 30 s (503) anyway.
+                REQUEST_TIMEOUT_SECONDS=str(int(SLOW_MACHINE_SECONDS) + 30),
             ) as client:
                 # The query vectors the stdio process's hash embedder makes, so that both
                 # transports answer alike.
@@ -366,3 +368,27 @@ async def test_describe_graph_counts_what_a_demo_caller_may_see(
     assert {c["name"]: c["count"] for c in content["labels"]} == expected
     assert content["relationTypes"] == [{"name": "RELATED_TO", "count": relations[0]["n"]}]
     assert "MET" not in text_of(result)
+
+
+async def test_a_relation_type_no_relation_in_scope_has_is_named_with_the_types_there_are(
+    demo: Demo, demo_session: Opener
+) -> None:
+    # MET is stored, but only in workspace other; KNOWS nowhere.
+    async with demo_session(UNCUT) as session:
+        unknown = await session.call_tool(
+            "walk", {"entityId": ALEX_MERCER, "relationTypes": ["MET", "KNOWS"]}
+        )
+        described = await session.call_tool("describe_graph", {})
+        known = await session.call_tool(
+            "walk", {"entityId": ALEX_MERCER, "relationTypes": ["RELATED_TO"]}
+        )
+    assert structured(unknown)["edges"] == []
+    in_scope = structured(described)["relationTypes"]
+    assert [item["name"] for item in in_scope] == ["RELATED_TO"]
+    listed = ", ".join(f"{item['name']} ({item['count']})" for item in in_scope)
+    assert (
+        f"No relation in scope has types MET, KNOWS; its types: {listed}. Name one of those in "
+        "`relationTypes`, or omit it to follow every type."
+    ) in text_of(unknown).splitlines()
+    assert structured(known)["edges"]
+    assert "No relation in scope" not in text_of(known)

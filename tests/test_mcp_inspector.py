@@ -51,6 +51,8 @@ async def test_the_inspector_cli_lists_the_tools_and_searches_the_demo_data(
         # What is checked is the answers, not their time; a busy 2-core machine can take more
         # than the default 10 s for a first search on a cold page cache.
         "NEO4J_QUERY_TIMEOUT_SECONDS": "120",
+        # Above the statement limit, or a slow statement is cut at 30 s (503) anyway.
+        "REQUEST_TIMEOUT_SECONDS": "150",
         # Small enough that a default walk is cut, so the session follows its cursor.
         "MCP_MAX_RESULT_CHARS": "16000",
     }

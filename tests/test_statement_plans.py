@@ -1,4 +1,4 @@
-"""No read scans the whole database (contract §3, docs/performance.md): every statement a
+"""No read scans the whole database (contract §3, bench/notebook.md): every statement a
 search, a walk or a lookup sends is planned from an index or a label, never from every node,
 and reads mentions by seeking the order indexes (graph/mention_reads.py), never by scanning
 one: a scan in the index's order gives the order a read wants and reads every entity's mentions.
