@@ -53,3 +53,18 @@ export function highlighted(text: string, words: string[]): Node[] {
   if (last < text.length) nodes.push(document.createTextNode(text.slice(last)));
   return nodes;
 }
+
+/** Up to `size` characters of `text` around the first of `words` it holds (the start when none
+ * does), cut at spaces, with "…" where it was cut. */
+export function excerpt(text: string, words: string[], size = 360): string {
+  if (text.length <= size) return text;
+  const lower = text.toLowerCase();
+  const found = words.map((word) => lower.indexOf(word)).filter((index) => index >= 0);
+  const at = found.length ? Math.min(...found) : 0;
+  let start = Math.max(0, at - Math.floor(size / 3));
+  let end = Math.min(text.length, start + size);
+  start = Math.max(0, end - size);
+  if (start > 0) start = text.indexOf(" ", start) + 1 || start;
+  if (end < text.length) end = text.lastIndexOf(" ", end) > start ? text.lastIndexOf(" ", end) : end;
+  return `${start > 0 ? "…" : ""}${text.slice(start, end)}${end < text.length ? "…" : ""}`;
+}

@@ -89,6 +89,12 @@ export function drawGraph(
     textureOnViewport: many,
   });
   if (many) cy.style().selector("node").style("min-zoomed-font-size", 10).update();
+  if (edges.length > 40) cy.style().selector("edge").style("label", "").update();
+  // A small walk fitted to the box would be drawn huge: no closer than life size.
+  if (cy.zoom() > 1) {
+    cy.zoom(1);
+    cy.center();
+  }
   cy.on("tap", "node", (event) => handlers.node(String(event.target.id())));
   cy.on("tap", "edge", (event) => handlers.edge(String(event.target.id())));
   container.dataset["drawMs"] = (performance.now() - started).toFixed(1);

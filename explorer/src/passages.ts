@@ -1,6 +1,6 @@
 // A passage as every view lists it: its words (the query's marked), and where it comes from.
 
-import { h, highlighted } from "./dom";
+import { excerpt, h, highlighted } from "./dom";
 import type { PassageSummaryFragment } from "./gql/graphql";
 import { link } from "./nav";
 
@@ -8,11 +8,13 @@ export function documentName(document: { title: string | null; workspace: string
   return `${document.title ?? "Untitled document"} (${document.workspace})`;
 }
 
+/** A passage in a list: the part around the query's first word (a GraphRAG passage runs to a
+ * thousand words); the passage's own view shows it whole. */
 export function passageCard(passage: PassageSummaryFragment, words: string[] = []): HTMLElement {
   return h(
     "article",
     { class: "passage" },
-    h("blockquote", {}, ...highlighted(passage.text, words)),
+    h("blockquote", {}, ...highlighted(excerpt(passage.text, words), words)),
     h(
       "p",
       { class: "source" },

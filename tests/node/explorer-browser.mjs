@@ -47,6 +47,8 @@ try {
     return route.continue();
   });
   page = await context.newPage();
+  // Waits are for what the page shows, however long a busy machine takes to answer.
+  page.setDefaultTimeout(240000);
   page.on("pageerror", (error) => report.pageErrors.push(String(error)));
   page.on("console", (message) => {
     if (message.type() === "error") report.consoleErrors.push(message.text());
@@ -79,10 +81,9 @@ try {
       const there = await page.evaluate(
         ([selector, text]) => {
           const active = document.activeElement;
+          const names = [active?.textContent, active?.getAttribute("aria-label")];
           return Boolean(
-            active &&
-              active.matches(selector) &&
-              (!text || (active.textContent || active.getAttribute("aria-label") || "").includes(text)),
+            active && active.matches(selector) && (!text || names.some((name) => name?.includes(text))),
           );
         },
         [selector, text],
@@ -104,7 +105,7 @@ try {
 
   async function shot(name) {
     await page.waitForTimeout(200); // let the canvas paint
-    await page.screenshot({ path: `${env.SHOTS}/${name}.png`, fullPage: false });
+    await page.screenshot({ path: `${env.SHOTS}/${name}.png`, fullPage: true });
   }
 
   const text = (selector) => page.$$eval(selector, (elements) => elements.map((e) => e.innerText));
@@ -279,7 +280,7 @@ try {
   } else if (env.SCENARIO === "scope") {
     // Each token's answers to the same search, in its own tab.
     for (const [who, token] of [["first", env.TOKEN], ["second", env.OTHER_TOKEN]]) {
-      await openWithToken("/explore?q=alien&mode=HYBRID", token);
+      await openWithToken("/explore?q=alien&mode=LEXICAL", token);
       await page.waitForSelector(".hits .hit, .empty");
       report.seen[who] = {
         hits: await text(".hit h3 a"),
@@ -311,13 +312,13 @@ try {
     await page.waitForSelector("#explorer-view [role=alert]");
     report.seen.missingWalk = await page.innerText("#explorer-view");
     // A workspace the token is not granted.
-    await page.goto(`${base}/explore?q=alien&mode=HYBRID&ws=demo`, { waitUntil: "networkidle" });
+    await page.goto(`${base}/explore?q=alien&mode=LEXICAL&ws=demo`, { waitUntil: "networkidle" });
     await page.waitForSelector("#explorer-view [role=alert]");
     report.seen.forbidden = await page.innerText("#explorer-view");
     await shot("forbidden");
     await axe("error");
     // A label whose indexes do not exist.
-    await page.goto(`${base}/explore?q=alien&mode=HYBRID&labels=${env.UNINDEXED}`, { waitUntil: "networkidle" });
+    await page.goto(`${base}/explore?q=alien&mode=LEXICAL&labels=${env.UNINDEXED}`, { waitUntil: "networkidle" });
     await page.waitForSelector("#explorer-view [role=alert]");
     report.seen.indexNotReady = await page.innerText("#explorer-view");
     // The backend away for one answer: the error and its retry.
@@ -335,7 +336,7 @@ try {
       }
       return route.fallback();
     });
-    await page.goto(`${base}/explore?q=alien&mode=HYBRID`, { waitUntil: "networkidle" });
+    await page.goto(`${base}/explore?q=alien&mode=LEXICAL`, { waitUntil: "networkidle" });
     await page.waitForSelector("#explorer-view [role=alert]");
     report.seen.backendUnavailable = await page.innerText("#explorer-view");
     await tabTo("button.retry");

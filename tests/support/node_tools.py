@@ -67,10 +67,17 @@ def npm_packages(directory: Path) -> Path:
 
 
 def explorer_built() -> Path:
-    """`explorer/dist`, built from the lock (`npm ci`, `npm run build`) when missing, as
-    `make setup` builds it."""
+    """`explorer/dist`, built from the lock (`npm ci`, `npm run build`) when it is missing or
+    older than a source, as `make setup` builds it."""
     npm_packages(EXPLORER_DIR)
-    if not (EXPLORER_DIR / "dist" / "index.html").is_file():
+    built = EXPLORER_DIR / "dist" / "index.html"
+    sources = [
+        *(EXPLORER_DIR / "src").rglob("*"),
+        *(EXPLORER_DIR / name for name in ("index.html", "vite.config.ts", "codegen.ts")),
+        REPOSITORY / "schema.graphql",
+    ]
+    newest = max(path.stat().st_mtime for path in sources if path.is_file())
+    if not built.is_file() or built.stat().st_mtime < newest:
         _run(["npm", "run", "build"], cwd=EXPLORER_DIR)
     return EXPLORER_DIR / "dist"
 
