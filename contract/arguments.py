@@ -31,6 +31,11 @@ class Bound:
 SEARCH_LIMIT = Bound(1, 100, 10, "At most this many hits")  # contract §3, §4
 SUPPORT_LIMIT = Bound(0, 10, 3, "Evidence passages per hit")  # contract §3
 EVIDENCE_LIMIT = dataclasses.replace(SUPPORT_LIMIT, what="How many passages")  # Entity.evidence
+# The paged fields (Entity.evidencePage, Edge.evidencePage, Document.passages) and the
+# entities a passage mentions (Passage.mentions).
+EVIDENCE_PAGE_SIZE = Bound(1, 100, 10, "How many passages per page")
+DOCUMENT_PAGE_SIZE = dataclasses.replace(EVIDENCE_PAGE_SIZE, default=20)
+MENTIONS_LIMIT = Bound(0, 50, 20, "At most this many entities")
 WALK_DEPTH = Bound(1, 2, 1, "How many steps out from the start")  # contract §5
 WALK_MAX_NODES = Bound(1, 500, 50, "At most this many entities in `nodes`, the start included")
 WALK_MAX_EDGES = Bound(1, 1000, 100, "At most this many edges")

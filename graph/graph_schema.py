@@ -43,6 +43,9 @@ CONSTRAINTS: tuple[LiteralString, ...] = (
     "CREATE CONSTRAINT document_id IF NOT EXISTS FOR (n:Document) REQUIRE n.id IS UNIQUE",
     "CREATE CONSTRAINT job_id IF NOT EXISTS FOR (n:Job) REQUIRE n.id IS UNIQUE",
     "CREATE INDEX chunk_job_id IF NOT EXISTS FOR (n:Chunk) ON (n.jobId)",
+    # A document's passages by position, a page at a time (graph/passage_pages.py).
+    "CREATE INDEX chunk_document_order IF NOT EXISTS"
+    " FOR (n:Chunk) ON (n.documentId, n.version, n.position, n.id)",
     "CREATE INDEX job_status IF NOT EXISTS FOR (n:Job) ON (n.status)",
     "CREATE INDEX job_document_id IF NOT EXISTS FOR (n:Job) ON (n.documentId)",
     "CREATE INDEX staged_entity_job_id IF NOT EXISTS FOR (n:StagedEntity) ON (n.jobId)",

@@ -103,18 +103,26 @@ def mentions_in_order(
     document: LiteralString,
     shape: ScopeShape | None,
     limit: LiteralString | None = None,
+    after: LiteralString | None = None,
 ) -> LiteralString:
     """A `CALL` clause binding `chunk` (a :Chunk) and `document` (its :Document): the mentions
     of `entity` (read in order) for which `where` holds (it must hold the scope's filter), the
     first `limit` of them in evidence order (all without a limit). `imports` are the variables
     the clause uses, `entity` among them. Rows leave in no promised order: sort them again.
 
-    Neo4j reads a range index in its order, and the LIMIT stops the read.
+    `after`: an expression of `imports`, a page cursor's key `[document id, position, passage
+    id]` or null; only mentions after it in evidence order are read (`evidence_after`).
+
+    Neo4j reads a range index in its order, and the LIMIT stops the read. A read after a key
+    seeks too: the rest of the key's document from its position on, then the documents after
+    it, so it reads about what a first page reads however deep the key is.
     """
     mention = chunk + "Mention"
     cut = f" LIMIT {limit}" if limit is not None else ""
     order = f"{mention}.orderDocumentId, {mention}.orderPosition, {mention}.orderPassageId"
     tail = _document_of(chunk, document, where)
+    if after is not None:
+        return _mentions_after(entity, imports, where, chunk, document, shape, cut, after)
     seek = (
         f"MATCH ()-[{mention}:MENTIONED_IN]->({chunk}){seek_hint(mention, ENTITY_KEY)}"
         f" WHERE {mention}.orderEntityId"
@@ -163,6 +171,113 @@ def mentions_in_order(
             f" RETURN {chunk}, {document}, {mention} }}"
             f" WITH {chunk}, {document}, {mention} ORDER BY {order}{cut}"
             f" RETURN {chunk}, {document}"
+        ),
+    }
+    chosen = SHAPES if shape is None else (shape,)
+    return f"CALL ({imports}) {{ " + " UNION ALL ".join(branches[s] for s in chosen) + " }"
+
+
+def evidence_after(
+    document_id: LiteralString,
+    position: LiteralString,
+    passage_id: LiteralString,
+    after: LiteralString,
+) -> LiteralString:
+    """The passage keyed (`document_id`, `position`, `passage_id`) comes after the key `after`
+    (`[document id, position, passage id]`, or null for before everything) in evidence order
+    (contract §3: document id, then position, then passage id)."""
+    return (
+        f"({after} IS NULL OR {document_id} > {after}[0] OR ({document_id} = {after}[0]"
+        f" AND ({position} > {after}[1] OR ({position} = {after}[1]"
+        f" AND {passage_id} > {after}[2]))))"
+    )
+
+
+def _mentions_after(
+    entity: LiteralString,
+    imports: LiteralString,
+    where: LiteralString,
+    chunk: LiteralString,
+    document: LiteralString,
+    shape: ScopeShape | None,
+    cut: LiteralString,
+    after: LiteralString,
+) -> LiteralString:
+    """`mentions_in_order` after the key `after`: each shape's seek split in two, the key's own
+    document from its position on (a range on the index's third property, the first two
+    equal) and the documents after it (a range on the second), each read in the index's order
+    and cut, then merged. With no key (null) the first reads nothing and the second all."""
+    mention = chunk + "Mention"
+    order = f"{mention}.orderDocumentId, {mention}.orderPosition, {mention}.orderPassageId"
+    beyond = evidence_after(
+        f"{mention}.orderDocumentId", f"{mention}.orderPosition", f"{mention}.orderPassageId", after
+    )
+    tail = _document_of(chunk, document, f"{where} AND {beyond}")
+    rest = f" AND {mention}.orderPosition IS NOT NULL AND {mention}.orderPassageId IS NOT NULL"
+
+    def split(lead: LiteralString, key: LiteralString, inputs: LiteralString) -> LiteralString:
+        """Both halves of one seek of the index that leads with `lead` equal to `key`."""
+        seek = (
+            f"MATCH ()-[{mention}:MENTIONED_IN]->({chunk}){seek_hint(mention, lead)}"
+            f" WHERE {mention}.{lead} = {key}"
+        )
+        cut_in_order = (
+            f" WITH {chunk}, {document}, {mention}"
+            f" ORDER BY {mention}.{lead}, {order}{cut} RETURN {chunk}, {document}, {mention}"
+        )
+        return (
+            f"CALL ({inputs}) {{"
+            f" {seek} AND {mention}.orderDocumentId = {after}[0]"
+            f" AND {mention}.orderPosition >= {after}[1]"
+            f" AND {mention}.orderPassageId IS NOT NULL{tail}{cut_in_order}"
+            " UNION ALL"
+            f" {seek} AND {mention}.orderDocumentId > coalesce({after}[0], ''){rest}{tail}"
+            f"{cut_in_order} }}"
+        )
+
+    merged = (
+        f" WITH {chunk}, {document}, {mention} ORDER BY {order}{cut} RETURN {chunk}, {document}"
+    )
+    everywhere_key = (
+        f"CASE WHEN $scopeWorkspaces IS NULL AND $scopeDocumentIds IS NULL THEN {entity}.id END"
+        if shape is None
+        else f"{entity}.id"
+    )
+    workspaces = (
+        "CASE WHEN $scopeDocumentIds IS NULL THEN $scopeWorkspaces END"
+        if shape is None
+        else "$scopeWorkspaces"
+    )
+    branches = {
+        "everywhere": (
+            f"WITH {imports}, {everywhere_key} AS {chunk}Key "
+            + split(ENTITY_KEY, f"{chunk}Key", f"{imports}, {chunk}Key")
+            + merged
+        ),
+        "workspaces": (
+            f"UNWIND {workspaces} AS {chunk}Workspace "
+            + split(
+                WORKSPACE_KEY,
+                entity_workspace(entity + ".id", chunk + "Workspace"),
+                f"{imports}, {chunk}Workspace",
+            )
+            + merged
+        ),
+        # One seek per document in scope, from the key's position in the key's document, from
+        # the start in a later one, nothing in an earlier one.
+        "documents": (
+            f"UNWIND [documentId IN $scopeDocumentIds"
+            f" WHERE documentId >= coalesce({after}[0], '')] AS {chunk}DocumentId"
+            f" CALL ({imports}, {chunk}DocumentId) {{"
+            f" MATCH ()-[{mention}:MENTIONED_IN]->({chunk}){seek_hint(mention, ENTITY_KEY)}"
+            f" WHERE {mention}.orderEntityId = {entity}.id"
+            f" AND {mention}.orderDocumentId = {chunk}DocumentId"
+            f" AND {mention}.orderPosition >= CASE WHEN {chunk}DocumentId = {after}[0]"
+            f" THEN {after}[1] ELSE {_LEAST_INTEGER} END"
+            f" AND {mention}.orderPassageId IS NOT NULL{tail}"
+            f" WITH {chunk}, {document}, {mention}"
+            f" ORDER BY {mention}.orderEntityId, {order}{cut}"
+            f" RETURN {chunk}, {document}, {mention} }}" + merged
         ),
     }
     chosen = SHAPES if shape is None else (shape,)

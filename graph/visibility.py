@@ -38,7 +38,7 @@ from __future__ import annotations
 from typing import LiteralString
 
 from graph.mention_order import in_order
-from graph.mention_reads import ScopeShape, any_mention, mentions_in_order
+from graph.mention_reads import ScopeShape, any_mention, evidence_after, mentions_in_order
 
 
 def document_in_scope(document: LiteralString) -> LiteralString:
@@ -87,7 +87,12 @@ def document_retired(document: LiteralString) -> LiteralString:
     grows until purge drops versions below the current one, so reading the version decides.
     A retirement has no passages, so nothing of a retired document is current either.
     """
-    return f"({document}.currentVersion IN coalesce({document}.retiredVersions, []))"
+    return version_retired(document, f"{document}.currentVersion")
+
+
+def version_retired(document: LiteralString, version: LiteralString) -> LiteralString:
+    """`version` (a version of `document` read once, say by an aggregation) is a retirement."""
+    return f"({version} IN coalesce({document}.retiredVersions, []))"
 
 
 def entity_returnable(entity: LiteralString, shape: ScopeShape | None = None) -> LiteralString:
@@ -161,6 +166,7 @@ def versions_of_mentions(
     into: LiteralString,
     limit: LiteralString | None = None,
     shape: ScopeShape | None = None,
+    after: LiteralString | None = None,
 ) -> LiteralString:
     """A subquery body: the versions (`document_versions`) of the in-scope documents needed to
     decide the first `limit` visible passages of each of `entities` (a list of :Entity nodes),
@@ -180,6 +186,10 @@ def versions_of_mentions(
 
     `{into}Looked`: for each entity, `{entity: id, passages: [the look's passages],
     whole: read it the plain way}`.
+
+    `after`: for a page (contract: `evidencePage`), an expression of `versionEntity` giving
+    that entity's cursor key (`mention_reads.evidence_after`), so the look finds the first
+    `limit` passages after it; each entity appears once in `entities`.
     """
     if limit is None:
         return (
@@ -189,7 +199,7 @@ def versions_of_mentions(
         )
     looked = mentions_in_order(
         "versionEntity",
-        "versionEntity",
+        "versionEntity" if after is None else "versionEntity, lookAfter",
         where=document_in_scope("lookDoc")
         + " AND "
         + passage_current("lookChunk", "lookDoc.currentVersion"),
@@ -197,7 +207,9 @@ def versions_of_mentions(
         chunk="lookChunk",
         document="lookDoc",
         shape=shape,
+        after=None if after is None else "lookAfter",
     )
+    look_after: LiteralString = "" if after is None else f", {after} AS lookAfter"
     every_document = (
         " MATCH (versionEntity)-[:MENTIONED_IN]->(:Chunk)<-[:HAS_PART]-(versionDoc:Document)"
         f" WHERE {document_in_scope('versionDoc')}"
@@ -212,7 +224,7 @@ def versions_of_mentions(
         " UNWIND versionEntities AS versionEntity"
         f" WITH versionEntity, {in_order('versionEntity')} AS inOrder"
         " CALL (versionEntity, inOrder) {"
-        f" WITH versionEntity WHERE inOrder AND {limit} > 0 {looked}"
+        f" WITH versionEntity{look_after} WHERE inOrder AND {limit} > 0 {looked}"
         f" WITH lookChunk, lookDoc {evidence_order('lookDoc', 'lookChunk')}"
         # A passage found current has the version its document's read gave: its own.
         " RETURN collect(lookChunk) AS passages,"
@@ -260,6 +272,7 @@ def visible_passages_of_entity(
     limit: LiteralString,
     versions: LiteralString,
     looked: LiteralString | None = None,
+    after: LiteralString | None = None,
 ) -> LiteralString:
     """A subquery body up to its RETURN: up to `limit` passages mentioning `entity` that are
     in scope and current by `versions`, as rows of `c` (the :Chunk) and `d` (its :Document),
@@ -268,21 +281,29 @@ def visible_passages_of_entity(
     `looked`: what `versions_of_mentions` with the same `limit` bound besides `versions`; an
     entity it read in order is decided from the passages its look found, read again here with
     `versions`, instead of from every mention.
+
+    `after`: for a page, an expression of the row giving the cursor key: only passages after
+    it in evidence order (`versions_of_mentions` with the same `after` looked after it too).
     """
     where = document_in_scope("d") + " AND " + passage_current_in("c", "d", versions)
+    if after is not None:
+        where += " AND " + evidence_after("d.id", "c.position", "c.id", "pageAfter")
+    page_after: LiteralString = "" if after is None else f", {after} AS pageAfter"
+    imported: LiteralString = "" if after is None else ", pageAfter"
     every = (
         f"MATCH (orderedEntity)-[:MENTIONED_IN]->(c:Chunk)<-[:HAS_PART]-(d:Document)"
         f" WHERE {where} WITH c, d {evidence_order('d', 'c')} LIMIT {limit}"
     )
     if looked is None:
-        return f"WITH {entity} AS orderedEntity, {versions} {every}"
+        return f"WITH {entity} AS orderedEntity, {versions}{page_after} {every}"
     return (
-        f"WITH {entity} AS orderedEntity, {versions},"
+        f"WITH {entity} AS orderedEntity, {versions}{page_after},"
         f" head([plan IN {looked} WHERE plan.entity = {entity}.id]) AS plan"
-        f" CALL (orderedEntity, {versions}, plan) {{"
-        f" WITH orderedEntity, {versions} WHERE plan IS NULL OR plan.whole {every} RETURN c, d"
+        f" CALL (orderedEntity, {versions}, plan{imported}) {{"
+        f" WITH orderedEntity, {versions}{imported} WHERE plan IS NULL OR plan.whole {every}"
+        " RETURN c, d"
         " UNION ALL"
-        f" WITH plan, {versions} WHERE NOT plan.whole UNWIND plan.passages AS c"
+        f" WITH plan, {versions}{imported} WHERE NOT plan.whole UNWIND plan.passages AS c"
         f" MATCH (d:Document)-[:HAS_PART]->(c) WHERE {where} RETURN c, d"
         " }"
         f" WITH c, d {evidence_order('d', 'c')}"

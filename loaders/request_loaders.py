@@ -9,7 +9,7 @@ from typing import Any
 from aiodataloader import DataLoader
 
 from contract.scope import Scope
-from graph import lookups
+from graph import lookups, passage_mentions, passage_pages
 from graph.driver import Graph
 from graph.records import DocumentRecord, EntityRecord, PassageRecord
 
@@ -27,10 +27,16 @@ def _loader(
 class Loaders:
     """Everything a request may look up in one scope, batched per event-loop tick."""
 
+    scope: Scope  # what every loader here reads within; the types built from them keep it
     passages_by_id: DataLoader[str, PassageRecord | None]
     documents_by_id: DataLoader[str, DocumentRecord | None]
     entities_by_id: DataLoader[str, EntityRecord | None]
     evidence_by_entity_id: DataLoader[tuple[str, int], list[PassageRecord]]
+    # The paged reads (graph/passage_pages.py): each page's passages, one more than asked.
+    evidence_pages_by_entity_id: DataLoader[passage_pages.PageRequest, list[PassageRecord]]
+    evidence_pages_by_edge: DataLoader[passage_pages.EdgePageRequest, list[PassageRecord]]
+    passage_pages_by_document_id: DataLoader[passage_pages.PageRequest, list[PassageRecord]]
+    entities_by_passage_id: DataLoader[tuple[str, int], list[EntityRecord]]
 
     def prime_passage(self, passage: PassageRecord) -> None:
         """A passage read elsewhere (search, walk) also primes its document."""
@@ -40,8 +46,13 @@ class Loaders:
 
 def create_loaders(graph: Graph, scope: Scope) -> Loaders:
     return Loaders(
+        scope=scope,
         passages_by_id=_loader(graph, scope, lookups.passages_by_id),
         documents_by_id=_loader(graph, scope, lookups.documents_by_id),
         entities_by_id=_loader(graph, scope, lookups.entities_by_id),
         evidence_by_entity_id=_loader(graph, scope, lookups.evidence_by_entity_id),
+        evidence_pages_by_entity_id=_loader(graph, scope, passage_pages.entity_evidence_pages),
+        evidence_pages_by_edge=_loader(graph, scope, passage_pages.edge_evidence_pages),
+        passage_pages_by_document_id=_loader(graph, scope, passage_pages.document_passage_pages),
+        entities_by_passage_id=_loader(graph, scope, passage_mentions.entities_by_passage_id),
     )

@@ -2,10 +2,23 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Annotated
+
 import strawberry
 
-from graph.records import DocumentRecord
+from contract.arguments import DOCUMENT_PAGE_SIZE, check_range
+from contract.page_cursor import AFTER_DESCRIPTION, document_cursor, read_document_cursor
+from contract.scope import Scope
+from graph.passage_pages import PageRequest
+from graph.records import DocumentRecord, PassageRecord
 from resolvers.context import Info
+
+if TYPE_CHECKING:
+    from resolvers.passage_page import PassageConnection
+
+
+def _document_key(record: PassageRecord) -> str:
+    return document_cursor((record.position, record.id))
 
 
 @strawberry.federation.type(
@@ -26,9 +39,10 @@ class Document:
             "for bundle lines, which keep their own ids."
         )
     )
+    scope: strawberry.Private[Scope]  # the scope it was reached in, which `passages` keeps
 
     @classmethod
-    def from_record(cls, record: DocumentRecord) -> Document:
+    def from_record(cls, record: DocumentRecord, scope: Scope) -> Document:
         return cls(
             id=strawberry.ID(record.id),
             workspace=record.workspace,
@@ -36,11 +50,40 @@ class Document:
             uri=record.uri,
             current_version=record.current_version,
             source_id=record.source_id,
+            scope=scope,
         )
+
+    @strawberry.field(
+        description=(
+            "The passages of the document's current version that are visible to the caller, "
+            "by position, a page at a time."
+        )
+    )
+    async def passages(
+        self,
+        info: Info,
+        first: Annotated[
+            int, strawberry.argument(description=DOCUMENT_PAGE_SIZE.description)
+        ] = DOCUMENT_PAGE_SIZE.default,
+        after: Annotated[
+            str | None,
+            strawberry.argument(description=AFTER_DESCRIPTION),
+        ] = None,
+    ) -> Annotated[PassageConnection, strawberry.lazy("resolvers.passage_page")]:
+        # passage_page.py builds passages, whose module imports this one.
+        from resolvers.passage_page import passage_connection
+
+        check_range("first", first, DOCUMENT_PAGE_SIZE)
+        key = read_document_cursor("after", after)
+        loaders = info.context.loaders(self.scope)
+        records = await loaders.passage_pages_by_document_id.load(
+            PageRequest(str(self.id), first, key)
+        )
+        return passage_connection(loaders, records, first, _document_key)
 
     @classmethod
     async def resolve_reference(cls, info: Info, id: strawberry.ID) -> Document | None:
         """Federation: the document, if it is in the caller's scope; else null."""
         loaders = info.context.grant_loaders()
         record = await loaders.documents_by_id.load(str(id))
-        return cls.from_record(record) if record else None
+        return cls.from_record(record, loaders.scope) if record else None

@@ -6,18 +6,26 @@ from typing import Annotated
 
 import strawberry
 
-from contract.arguments import EVIDENCE_LIMIT, check_range
+from contract.arguments import EVIDENCE_LIMIT, EVIDENCE_PAGE_SIZE, check_range
+from contract.page_cursor import AFTER_DESCRIPTION, evidence_cursor, read_evidence_cursor
 from contract.scope import Scope
-from graph.records import EntityRecord
+from graph.passage_pages import PageRequest
+from graph.records import EntityRecord, PassageRecord
 from loaders import Loaders
 from resolvers.context import Info
 from resolvers.passage import Passage
+from resolvers.passage_page import PassageConnection, passage_connection
 
 
 async def visible_passages(loaders: Loaders, ids: list[str]) -> list[Passage]:
     """Passages for evidence ids, batched with every other passage of the request."""
     records = await loaders.passages_by_id.load_many(ids)
-    return [Passage.from_record(record) for record in records if record is not None]
+    return [Passage.from_record(record, loaders.scope) for record in records if record is not None]
+
+
+def evidence_key(record: PassageRecord) -> str:
+    """The cursor after `record` in evidence order (document id, position, passage id)."""
+    return evidence_cursor((record.document.id, record.position, record.id))
 
 
 @strawberry.federation.type(
@@ -74,7 +82,29 @@ class Entity:
         passages = await loaders.evidence_by_entity_id.load((str(self.id), limit))
         for passage in passages:
             loaders.prime_passage(passage)
-        return [Passage.from_record(passage) for passage in passages]
+        return [Passage.from_record(passage, self.scope) for passage in passages]
+
+    @strawberry.field(
+        description=(
+            "Visible passages mentioning the entity, in evidence order (document id, "
+            "position, passage id), a page at a time."
+        )
+    )
+    async def evidence_page(
+        self,
+        info: Info,
+        first: Annotated[
+            int, strawberry.argument(description=EVIDENCE_PAGE_SIZE.description)
+        ] = EVIDENCE_PAGE_SIZE.default,
+        after: Annotated[str | None, strawberry.argument(description=AFTER_DESCRIPTION)] = None,
+    ) -> PassageConnection:
+        check_range("first", first, EVIDENCE_PAGE_SIZE)
+        key = read_evidence_cursor("after", after)
+        loaders = info.context.loaders(self.scope)
+        records = await loaders.evidence_pages_by_entity_id.load(
+            PageRequest(str(self.id), first, key)
+        )
+        return passage_connection(loaders, records, first, evidence_key)
 
     @classmethod
     async def resolve_reference(cls, info: Info, id: strawberry.ID) -> Entity | None:

@@ -71,7 +71,7 @@ class EntityHit:
             semantic_rank=record.semantic_rank,
             evidence_ids=evidence_ids,
             evidence=(
-                [Passage.from_record(p) for p in record.passages]
+                [Passage.from_record(p, scope) for p in record.passages]
                 if with_passages
                 else cast("list[Passage]", PendingPassages(loaders, list(record.evidence_ids)))
             ),

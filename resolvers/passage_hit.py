@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import strawberry
 
+from contract.scope import Scope
 from graph.passage_search import PassageHitRecord
 from resolvers.passage import Passage
 
@@ -25,9 +26,9 @@ class PassageHit:
     )
 
     @classmethod
-    def from_record(cls, record: PassageHitRecord) -> PassageHit:
+    def from_record(cls, record: PassageHitRecord, scope: Scope) -> PassageHit:
         return cls(
-            passage=Passage.from_record(record.passage),
+            passage=Passage.from_record(record.passage, scope),
             score=record.score,
             lexical_rank=record.lexical_rank,
             semantic_rank=record.semantic_rank,

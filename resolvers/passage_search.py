@@ -20,4 +20,4 @@ async def search_passages(
     loaders = context.loaders(effective)
     for record in records:
         loaders.prime_passage(record.passage)
-    return [PassageHit.from_record(record) for record in records]
+    return [PassageHit.from_record(record, effective) for record in records]

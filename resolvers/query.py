@@ -121,7 +121,7 @@ class Query(FederationQuery):
         check_id("id", id)
         effective = info.context.scope(scope)
         record = await info.context.loaders(effective).passages_by_id.load(id)
-        return Passage.from_record(record) if record else None
+        return Passage.from_record(record, effective) if record else None
 
     @strawberry.field(
         description="Every entity label (a label with a vector index) and its two index states."

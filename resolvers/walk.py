@@ -13,13 +13,23 @@ from typing import Annotated
 import strawberry
 
 from answers import walk as answers_walk
-from contract.arguments import WALK_DEPTH, WALK_MAX_CANDIDATES, WALK_MAX_EDGES, WALK_MAX_NODES
+from contract.arguments import (
+    EVIDENCE_PAGE_SIZE,
+    WALK_DEPTH,
+    WALK_MAX_CANDIDATES,
+    WALK_MAX_EDGES,
+    WALK_MAX_NODES,
+    check_range,
+)
+from contract.page_cursor import AFTER_DESCRIPTION, read_evidence_cursor
 from contract.scope import Scope
 from graph import walk as graph_walk
+from graph.passage_pages import EdgePageRequest, PageRequest
 from resolvers.context import Info
-from resolvers.entity import Entity, visible_passages
+from resolvers.entity import Entity, evidence_key, visible_passages
 from resolvers.enums import EdgeKind, WalkBound
 from resolvers.passage import Passage
+from resolvers.passage_page import PassageConnection, empty_page, passage_connection
 from resolvers.scope_input import ScopeInput
 from resolvers.selection import selects
 
@@ -58,6 +68,35 @@ class Edge:
     )
     async def evidence(self, info: Info) -> list[Passage]:
         return await visible_passages(info.context.loaders(self.scope), list(self.evidence_ids))
+
+    @strawberry.field(
+        description=(
+            "The edge's visible supporting passages (from passageIds), in evidence order, a "
+            "page at a time. Empty for a PATH."
+        )
+    )
+    async def evidence_page(
+        self,
+        info: Info,
+        first: Annotated[
+            int, strawberry.argument(description=EVIDENCE_PAGE_SIZE.description)
+        ] = EVIDENCE_PAGE_SIZE.default,
+        after: Annotated[str | None, strawberry.argument(description=AFTER_DESCRIPTION)] = None,
+    ) -> PassageConnection:
+        check_range("first", first, EVIDENCE_PAGE_SIZE)
+        key = read_evidence_cursor("after", after)
+        if self.kind is EdgeKind.PATH:
+            return empty_page()
+        loaders = info.context.loaders(self.scope)
+        records = await loaders.evidence_pages_by_edge.load(
+            EdgePageRequest(
+                PageRequest(str(self.id), first, key),
+                source_id=str(self.source.id),
+                target_id=str(self.target.id),
+                type=self.type,
+            )
+        )
+        return passage_connection(loaders, records, first, evidence_key)
 
 
 @strawberry.type(

@@ -70,6 +70,7 @@ STANDARD_SCHEMA = {
     "document_id",
     "job_id",
     "chunk_job_id",
+    "chunk_document_order",
     "job_status",
     "job_document_id",
     "mention_order",
