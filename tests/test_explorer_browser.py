@@ -176,9 +176,10 @@ async def test_the_journey_from_a_search_to_a_narrowed_walk_works_with_the_keybo
     assert seen["forward"] == seen["narrowed"]
     assert "nodes=10" in seen["raised"]["url"] and seen["raised"]["drawnNodes"] > 5
 
-    # A passage: text, position, document.
+    # A passage: text, position, document, and the entities it mentions.
     passage = seen["passage"]
     assert passage["text"] and "Position" in passage["facts"] and "demo" in passage["facts"]
+    assert passage["mentions"]
 
     # Each user action sent one GraphQL request; the edge's evidence came with the walk.
     for action in report["actions"]:

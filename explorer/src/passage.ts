@@ -1,9 +1,10 @@
-// Passage: its text, where it sits in its document, and the document.
+// Passage: its text, where it sits in its document, the document, and the entities it mentions.
 
 import { run } from "./api";
 import { h, replace } from "./dom";
 import { errorPanel, notFound } from "./errors";
 import { ExplorerPassageDocument } from "./gql/graphql";
+import { link } from "./nav";
 import { documentName } from "./passages";
 import type { Scope } from "./route";
 import { scopeInput } from "./search";
@@ -38,6 +39,16 @@ export async function showPassage(target: HTMLElement, id: string, scope: Scope)
         document.uri ? h("dt", {}, "URI") : null,
         document.uri ? h("dd", {}, document.uri) : null,
       ),
+      h("h3", {}, `Entities it mentions (${passage.mentions.length})`),
+      passage.mentions.length
+        ? h(
+            "ul",
+            { class: "mentions" },
+            passage.mentions.map((entity) =>
+              h("li", {}, link({ view: "entity", id: entity.id }, entity.name), ` (${entity.labels.join(", ") || "no label"})`),
+            ),
+          )
+        : h("p", { class: "empty" }, "None in your scope."),
     );
   } catch (error) {
     replace(target, errorPanel(error, retry));

@@ -161,7 +161,7 @@ try {
       labels: await text("#explorer-view .labels .chip"),
       description: await page.innerText("#explorer-view .description"),
       passages: (await text("#explorer-view .passages blockquote")).length,
-      more: (await page.$("button.more")) !== null,
+      more: (await page.$("button.more:not([hidden])")) !== null,
       url: page.url(),
     };
     if (report.seen.entity.more) {
@@ -271,6 +271,7 @@ try {
       title: await page.innerText("#explorer-view h2"),
       text: await page.innerText(".passage-text"),
       facts: await page.innerText(".facts"),
+      mentions: await text(".mentions li a"),
       url: page.url(),
     };
     await shot("passage");
