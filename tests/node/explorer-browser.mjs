@@ -325,7 +325,7 @@ try {
     // The backend away for one answer: the error and its retry.
     let failures = 1;
     await page.route("**/graphql", async (route) => {
-      if (failures-- > 0 && route.request().postDataJSON().operationName === "ExplorerSearch") {
+      if (route.request().postDataJSON()?.operationName === "ExplorerSearch" && failures-- > 0) {
         return route.fulfill({
           status: 200,
           contentType: "application/json",
