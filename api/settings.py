@@ -266,6 +266,12 @@ SETTINGS: tuple[Setting, ...] = (
         "Whether a browser asking `/graphql` for HTML gets GraphiQL.",
     ),
     Setting(
+        "EXPLORER_ENABLED",
+        "explorer_enabled",
+        Flag(False),
+        "Whether `/explore` serves the evidence explorer (docs/explorer.md).",
+    ),
+    Setting(
         "REQUEST_TIMEOUT_SECONDS",
         "request_timeout_seconds",
         Number(30.0, 0.1, 3600.0),
@@ -375,6 +381,7 @@ class Settings:
     graphql_max_directives: int
     http_max_body_bytes: int
     graphiql_enabled: bool
+    explorer_enabled: bool
     request_timeout_seconds: float
     # Operations; traces_exporter is worked out from OpenTelemetry's variables (None: off)
     metrics_enabled: bool

@@ -6,8 +6,9 @@ the service with GraphiQL, and two example queries that work as printed.
     2. data: data/graphrag-operation-dulce (Microsoft GraphRAG output) into workspace `demo`;
        a second run finds it unchanged (content hash) and writes nothing
     3. indexes of every label loaded, ONLINE before serving
-    4. serve on 127.0.0.1 (loopback only, so AUTH_MODE=none is safe) with introspection and
-       GraphiQL on, after printing the GraphiQL address and the example queries
+    4. serve on 127.0.0.1 (loopback only, so AUTH_MODE=none is safe) with introspection,
+       GraphiQL and the evidence explorer on, after printing their addresses and the example
+       queries
 
 Everything else comes from the environment as for `serve` (EMBEDDER, default minilm).
 """
@@ -78,6 +79,7 @@ def demo(arguments: argparse.Namespace) -> int:
             auth_mode="none",  # loopback only: nobody else can reach it
             graphql_introspection=True,
             graphiql_enabled=True,
+            explorer_enabled=True,
         )
         start_id = asyncio.run(load_demo(settings))
     except SettingsError as error:

@@ -68,6 +68,7 @@ def banner(url: str, entity_id: str) -> str:
         [
             "",
             f"GraphiQL: {url}  (open it in a browser; Ctrl-C stops the service)",
+            f"Explorer: {url.removesuffix('/graphql')}/explore  (search, read the evidence, walk)",
             "",
             "Try these in GraphiQL.",
             "",

@@ -16,7 +16,7 @@ from contract.identifiers import workspace_id
 from graph.driver import Graph
 from ingest.graphrag import read_graphrag
 from tests.conftest import TEST_DIMENSION
-from tests.support.node_tools import REPOSITORY, WEB_DIR, npm_packages
+from tests.support.node_tools import REPOSITORY, WEB_DIR, explorer_built, npm_packages
 from tests.support.serving import served_process
 
 # The id Dulce's entities table gives him, made workspace demo's as the load makes it.
@@ -37,6 +37,7 @@ async def test_demo_serves_the_demo_data_and_its_printed_queries_answer_with_evi
     graph: Graph, neo4j_uri: str, tmp_path: Path
 ) -> None:
     npm_packages(WEB_DIR)  # GraphiQL's files, which the demo serves
+    explorer_built()  # and the explorer
     environment = {
         "NEO4J_URI": neo4j_uri,
         "EMBEDDER": "hash",  # the demo's default is minilm; the test's data is small either way
@@ -54,10 +55,12 @@ async def test_demo_serves_the_demo_data_and_its_printed_queries_answer_with_evi
         url = f"{served.url}/graphql"
         printed = served.log.read_text()
         assert f"GraphiQL: {url}" in printed, printed
+        assert f"Explorer: {served.url}/explore" in printed, printed
         for query in (search_query(), walk_query(ALEX_MERCER)):
             assert query in printed
         async with httpx.AsyncClient(timeout=30) as client:
             page = await client.get(url, headers={"accept": "text/html"})
+            explorer = await client.get(f"{served.url}/explore")
             search = (await client.post(url, json={"query": search_query()})).json()
             walk = (await client.post(url, json={"query": walk_query(ALEX_MERCER)})).json()
         # The curl lines send the same operations.
@@ -67,6 +70,7 @@ async def test_demo_serves_the_demo_data_and_its_printed_queries_answer_with_evi
             " ".join(walk_query(ALEX_MERCER).split()),
         ]
     assert page.status_code == 200 and "graphiql" in page.text.lower()
+    assert explorer.status_code == 200 and "Evidence explorer" in explorer.text
     assert "errors" not in search and "errors" not in walk, (search, walk)
     hits = search["data"]["searchEntities"]
     assert hits and all(h["status"] == "SUPPORTED" and h["evidence"] for h in hits), hits

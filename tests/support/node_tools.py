@@ -1,5 +1,6 @@
 """The outside tools the client tests drive: Node with the packages `tests/node/package.json`
-pins, the GraphiQL files `web/package.json` pins, and Debian's Chromium.
+pins, the GraphiQL files `web/package.json` pins, the evidence explorer `explorer/` builds, and
+Debian's Chromium.
 
 Each is installed on first use by its ordinary client (`npm ci` from the committed lockfile,
 `apt-get install chromium`) and nothing is fetched at run time otherwise. When one cannot be
@@ -20,6 +21,7 @@ import pytest
 REPOSITORY = Path(__file__).resolve().parents[2]
 NODE_DIR = REPOSITORY / "tests" / "node"
 WEB_DIR = REPOSITORY / "web"
+EXPLORER_DIR = REPOSITORY / "explorer"
 CHROMIUM = Path("/usr/bin/chromium")
 MINIMUM_NODE_MAJOR = 20
 
@@ -62,6 +64,22 @@ def npm_packages(directory: Path) -> Path:
     if not (directory / "node_modules" / ".package-lock.json").is_file():
         _run(["npm", "ci", "--no-audit", "--no-fund"], cwd=directory)
     return directory / "node_modules"
+
+
+def explorer_built() -> Path:
+    """`explorer/dist`, built from the lock (`npm ci`, `npm run build`) when it is missing or
+    older than a source, as `make setup` builds it."""
+    npm_packages(EXPLORER_DIR)
+    built = EXPLORER_DIR / "dist" / "index.html"
+    sources = [
+        *(EXPLORER_DIR / "src").rglob("*"),
+        *(EXPLORER_DIR / name for name in ("index.html", "vite.config.ts", "codegen.ts")),
+        REPOSITORY / "schema.graphql",
+    ]
+    newest = max(path.stat().st_mtime for path in sources if path.is_file())
+    if not built.is_file() or built.stat().st_mtime < newest:
+        _run(["npm", "run", "build"], cwd=EXPLORER_DIR)
+    return EXPLORER_DIR / "dist"
 
 
 def debian_program(program: Path, package: str) -> Path:
