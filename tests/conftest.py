@@ -4,6 +4,11 @@ test, and the app served in-process.
 The server is the project's own (`localneo4j`, fetched from Maven Central and started in a
 private home on a free port), or the one `NEO4J_URI` names. If it cannot start, every test that
 needs it fails with the server's log; nothing is skipped.
+
+`graph` wipes the database before each test (`wipe`): every node and relationship goes, and
+every index or constraint a test created; the service's own (graph/graph_schema.py CONSTRAINTS,
+`STANDARD_SCHEMA`) stay, and one a test dropped is created again. A wipe is a few statements,
+not a schema transaction per standard index: the ~850 tests each pay it.
 """
 
 from __future__ import annotations
@@ -12,7 +17,7 @@ import os
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, LiteralString
 
 import httpx
 import neo4j
@@ -64,25 +69,28 @@ async def driver(neo4j_uri: str) -> AsyncIterator[neo4j.AsyncDriver]:
         yield session_driver
 
 
-STANDARD_SCHEMA = {
-    "entity_id",
-    "chunk_id",
-    "document_id",
-    "job_id",
-    "chunk_job_id",
-    "chunk_document_order",
-    "job_status",
-    "job_document_id",
-    "mention_order",
-    "mention_workspace_order",
-}
+def schema_name(statement: str) -> str:
+    """The name a `CREATE CONSTRAINT|INDEX <name> IF NOT EXISTS …` statement gives."""
+    return statement.split()[2]
+
+
+# Every constraint and index `apply_constraints` creates (graph/graph_schema.py CONSTRAINTS):
+# the wipe keeps them, so no test pays for creating them again.
+STANDARD_SCHEMA = frozenset(schema_name(statement) for statement in CONSTRAINTS)
+
+SHOW_CONSTRAINTS: LiteralString = "SHOW CONSTRAINTS YIELD name RETURN name"
+SHOW_INDEXES: LiteralString = (
+    "SHOW INDEXES YIELD name, type, owningConstraint"
+    " WHERE type <> 'LOOKUP' AND owningConstraint IS NULL RETURN name"
+)
 
 
 async def wipe(graph: Graph) -> None:
-    """An empty database with the service's constraints and no other index.
+    """An empty database with the service's constraints and indexes and no other index.
 
-    The constraints stay in place between tests (dropping them would also throw away every
-    cached query plan); indexes a test created are dropped.
+    The service's constraints and indexes stay in place between tests (dropping them would
+    also throw away every cached query plan, and re-creating one is a schema transaction per
+    test); one a test dropped is created again, and indexes a test created are dropped.
     """
     # Relationships first, in bounded transactions: deleting a dense hub's node with all its
     # relationships at once would exceed the server's transaction memory.
@@ -90,18 +98,18 @@ async def wipe(graph: Graph) -> None:
         "MATCH ()-[r]->() CALL (r) { DELETE r } IN TRANSACTIONS OF 20000 ROWS", {}
     )
     await graph.auto_commit("MATCH (n) CALL (n) { DELETE n } IN TRANSACTIONS OF 20000 ROWS", {})
-    for row in await graph.read("SHOW CONSTRAINTS YIELD name RETURN name", {}):
+    present: set[str] = set()
+    for row in await graph.read(SHOW_CONSTRAINTS, {}):
+        present.add(row["name"])
         if row["name"] not in STANDARD_SCHEMA:
             await graph.write("DROP CONSTRAINT $name", {"name": row["name"]})
-    for row in await graph.read(
-        "SHOW INDEXES YIELD name, type, owningConstraint"
-        " WHERE type <> 'LOOKUP' AND owningConstraint IS NULL RETURN name",
-        {},
-    ):
+    for row in await graph.read(SHOW_INDEXES, {}):
+        present.add(row["name"])
         if row["name"] not in STANDARD_SCHEMA:
             await graph.write("DROP INDEX $name", {"name": row["name"]})
     for statement in CONSTRAINTS:
-        await graph.write(statement, {})
+        if schema_name(statement) not in present:
+            await graph.write(statement, {})
 
 
 @pytest.fixture
