@@ -28,6 +28,7 @@ from contract.identifiers import workspace_id
 from embedding.hashing import HashEmbedder
 from graph.driver import Graph
 from graph.graph_schema import apply_schema
+from mcpserver.rendering import DESCRIPTION_CHARS, clipped
 from tests.conftest import TEST_DIMENSION, serving, wipe
 from tests.support.graph_builder import GraphBuilder
 from tests.support.mcp_sessions import http_session, stdio_session, structured, text_of
@@ -260,6 +261,31 @@ async def test_get_passage_reads_a_long_passage_in_parts(demo: Demo, demo_sessio
             offset = part["nextOffset"]
     assert "".join(parts) == texts[longest]
     assert len(parts) == math.ceil(len(texts[longest]) / 1_500)
+
+
+# Issue 30 §2: what GraphRAG says about each relation, quoted as a claim ---------------------
+
+
+async def test_the_walk_quotes_each_edges_description_and_weight(
+    demo: Demo, demo_session: Opener
+) -> None:
+    async with demo_session(UNCUT) as session:
+        result = await session.call_tool("walk", {"entityId": ALEX_MERCER, "maxEdges": 1000})
+    edges = structured(result)["edges"]
+    assert len(edges) > 10
+    assert all(edge["description"] and isinstance(edge["weight"], float) for edge in edges)
+    lines = text_of(result).splitlines()
+    for edge in edges:
+        [at] = [
+            n
+            for n, line in enumerate(lines)
+            if line.startswith("- ")
+            and f"(id {edge['sourceId']})" in line
+            and f"(id {edge['targetId']})" in line
+        ]
+        assert lines[at].endswith(f"ASSERTION, depth 1, weight {edge['weight']:g}"), lines[at]
+        quoted = clipped(edge["description"], DESCRIPTION_CHARS)
+        assert lines[at + 1] == f"    description: {quoted}"
 
 
 # Points 4 and 5: advice that can be followed, ids where the next call needs them ------------
