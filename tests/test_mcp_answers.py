@@ -275,14 +275,11 @@ async def test_the_walk_quotes_each_edges_description_and_weight(
     assert len(edges) > 10
     assert all(edge["description"] and isinstance(edge["weight"], float) for edge in edges)
     lines = text_of(result).splitlines()
-    for edge in edges:
-        [at] = [
-            n
-            for n, line in enumerate(lines)
-            if line.startswith("- ")
-            and f"(id {edge['sourceId']})" in line
-            and f"(id {edge['targetId']})" in line
-        ]
+    # Edges are written in their order, one `- ` line each (a pair may be related twice).
+    edge_lines = [n for n, line in enumerate(lines) if line.startswith("- ")]
+    assert len(edge_lines) == len(edges)
+    for edge, at in zip(edges, edge_lines, strict=True):
+        assert f"(id {edge['sourceId']})" in lines[at] and f"(id {edge['targetId']})" in lines[at]
         assert lines[at].endswith(f"ASSERTION, depth 1, weight {edge['weight']:g}"), lines[at]
         quoted = clipped(edge["description"], DESCRIPTION_CHARS)
         assert lines[at + 1] == f"    description: {quoted}"
