@@ -46,3 +46,21 @@ def workspace_id(workspace: str, value: str, kind: str) -> str:
     True
     """
     return str(uuid.uuid5(DERIVED_ID_NAMESPACE, f"{workspace}\x00{canonical_id(value, kind)}"))
+
+
+def content_workspace_id(workspace: str, value: str, kind: str, fingerprint: str) -> str:
+    """`workspace_id` of `value` as part of content whose `fingerprint` (a digest of what was
+    loaded) is given: the same content gives the same id, changed content a new one. A GraphRAG
+    text unit keeps its id when GraphRAG re-indexes its document, but the document's version
+    is new when its entities changed, and a new version needs new passage ids (contract §2:
+    a passage is one piece of one version), so its passage id is derived with the fingerprint.
+
+    >>> content_workspace_id("acme", "tu1", "text_unit", "f1") == content_workspace_id(
+    ...     "acme", "tu1", "text_unit", "f1")
+    True
+    >>> content_workspace_id("acme", "tu1", "text_unit", "f1") != content_workspace_id(
+    ...     "acme", "tu1", "text_unit", "f2")
+    True
+    """
+    base = canonical_id(value, kind)  # 36 characters: the parts cannot run into each other
+    return str(uuid.uuid5(DERIVED_ID_NAMESPACE, f"{workspace}\x00{base}\x00{fingerprint}"))

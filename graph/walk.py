@@ -50,6 +50,7 @@ from dataclasses import dataclass
 from typing import Any, LiteralString
 from weakref import WeakKeyDictionary
 
+from contract.relation_claims import served_description, served_weight
 from contract.scope import Scope
 from graph.cypher_names import relationship_types_pattern, split_plain
 from graph.driver import Graph
@@ -124,6 +125,7 @@ def _step(carried: LiteralString, types: Sequence[str], shape: ScopeShape) -> st
         + " WITH * WHERE kind IS NOT NULL"
         " RETURN collect({id: coalesce(r.id, elementId(r)), type: type(r),"
         " sourceId: startNode(r).id, targetId: endNode(r).id, kind: kind,"
+        " description: r.description, weight: r.weight,"
         " evidenceIds: evidenceIds, evidence: evidence, far: " + ENTITY_MAP + "}) AS candidates"
         " }"
     )
@@ -200,6 +202,10 @@ class WalkEdgeRecord:
     source_id: str
     target_id: str
     evidence_ids: tuple[str, ...]
+    # What the source says about the relation (contract/relation_claims.py): a claim, made
+    # safe here whoever wrote the property.
+    description: str | None = None
+    weight: float | None = None
 
     @classmethod
     def from_map(cls, value: dict[str, Any]) -> WalkEdgeRecord:
@@ -210,6 +216,8 @@ class WalkEdgeRecord:
             source_id=value["sourceId"],
             target_id=value["targetId"],
             evidence_ids=tuple(value["evidenceIds"]),
+            description=served_description(value.get("description")),
+            weight=served_weight(value.get("weight")),
         )
 
 

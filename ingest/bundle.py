@@ -23,12 +23,14 @@ from pathlib import Path
 from typing import Any
 
 from contract.graph_owned import GRAPH_OWNED_LABELS, GRAPH_OWNED_RELATION_TYPES
+from contract.relation_claims import DESCRIPTION, WEIGHT
 from ingest.bundle_checks import MISSING, LineChecker
 from ingest.document_version import (
     DocumentInfo,
     DocumentVersion,
     EntityInput,
     PassageInput,
+    PropertyValue,
     RelationInput,
 )
 
@@ -39,7 +41,16 @@ _LINE_FIELDS = ("document", "passages", "entities", "relations")
 _DOCUMENT_FIELDS = ("id", "workspace", "title", "uri")
 _PASSAGE_FIELDS = ("id", "position", "text", "embedding")
 _ENTITY_FIELDS = ("id", "labels", "name", "description", "mentions", "embedding")
-_RELATION_FIELDS = ("id", "type", "source", "target", "passageIds", "properties")
+_RELATION_FIELDS = (
+    "id",
+    "type",
+    "source",
+    "target",
+    "passageIds",
+    "description",
+    "weight",
+    "properties",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,8 +176,23 @@ def _relation(check: LineChecker, value: object, path: str) -> RelationInput:
         passage_ids=()
         if passage_ids is None or passage_ids is MISSING
         else check.uuids(passage_ids, f"{path}.passageIds"),
-        properties=check.properties(item["properties"], f"{path}.properties"),
+        properties=_relation_properties(check, item, path),
     )
+
+
+def _relation_properties(
+    check: LineChecker, item: dict[str, Any], path: str
+) -> dict[str, PropertyValue]:
+    """The relation's `properties`, with its `description` and `weight` (contract §10: what
+    the source says about it, contract/relation_claims.py) stored among them under those
+    names; a claim given in both places is refused rather than one silently winning."""
+    properties = check.properties(item["properties"], f"{path}.properties")
+    for name in (DESCRIPTION, WEIGHT):
+        claim = check.claim(name, item[name], f"{path}.{name}")
+        if claim and name in properties:
+            check.fail(f"{path}.{name}", f"is given again in {path}.properties.{name}")
+        properties = {**properties, **claim}
+    return properties
 
 
 def _reject_constant(name: str) -> None:

@@ -8,12 +8,12 @@ a line with any problem is never built into a version.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Collection, Sequence
 from typing import Any, TypeGuard
 
 from contract.arguments import MAX_NAME_LENGTH, has_control_character
 from contract.identifiers import is_canonical_uuid
+from contract.relation_claims import WEIGHT, claim_problem, is_finite_number
 from graph.cypher_names import is_load_name
 from graph.jobs import STAGED_RELATION_KEYS
 from graph.ownership import OWNER, SOURCE_ID
@@ -154,7 +154,24 @@ class LineChecker:
                 self.fail(_join(path, key), "is a property the write path sets itself")
             elif not _is_property_value(item):
                 self._wrong(item, _join(path, key), "a string, a finite number or a boolean")
+            elif (problem := claim_problem(key, item)) is not None:
+                self.fail(_join(path, key), problem)  # contract/relation_claims.py
         return value
+
+    def claim(self, name: str, value: object, path: str) -> dict[str, PropertyValue]:
+        """A relation's optional `description` or `weight` (contract/relation_claims.py) as
+        the property it is stored as; absent or null: none."""
+        if _absent(value):
+            return {}
+        if name == WEIGHT and not is_finite_number(value):
+            self._wrong(value, path, "a finite number")  # says what it got
+        elif not isinstance(value, str | int | float):
+            self._wrong(value, path, "a string")
+        elif (problem := claim_problem(name, value)) is not None:
+            self.fail(path, problem)
+        else:
+            return {name: value}
+        return {}
 
     def unique(self, values: Sequence[tuple[object, str]]) -> None:
         """Name every value that repeats an earlier one; stand-ins never collide."""
@@ -229,16 +246,6 @@ def _is_property_value(value: object) -> bool:
     if _is_integer(value):
         return -_INT64_MAX - 1 <= value <= _INT64_MAX
     return is_finite_number(value)
-
-
-def is_finite_number(value: object) -> bool:
-    """An int or float (not a bool) that is finite; an int beyond any float is not."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return False
-    try:
-        return math.isfinite(value)
-    except OverflowError:  # an integer beyond any float
-        return False
 
 
 def _kind(value: object) -> str:

@@ -11,6 +11,16 @@ made per workspace: a UUID5 of the workspace and the file's id, even when that i
 UUID (contract §2 "Ownership"), so the same folder loads into two workspaces side by side; the
 file's own id is kept as `sourceId`.
 
+A passage's id also takes the fingerprint of its document's line: GraphRAG keeps a text unit's
+id when it re-indexes a document (an incremental update does), yet the document's line is new
+when its entities or relations changed, and a new version needs passage ids no stored passage
+has (contract §2). So each line's passage ids are a UUID5 of the workspace, the text unit's id
+and the content hash of the line as drafted with its text units' own ids
+(`contract.identifiers.content_workspace_id`): an unchanged document gets the same ids and the
+same content hash, and the loader finds it unchanged; a changed one gets new ids and loads as
+its next version. Entities and relations keep their ids across versions (an entity that stays
+is the same entity).
+
 Across documents a line may only refer to what it or an earlier line writes (an id that
 exists nowhere makes the line invalid), so documents go in GraphRAG's order; an entity
 goes in every line whose passages mention it, with those mentions only (entities merge by id),
@@ -29,8 +39,8 @@ from typing import Any
 
 from contract.arguments import MAX_NAME_LENGTH
 from contract.graph_owned import GRAPH_OWNED_LABELS
-from contract.identifiers import workspace_id
-from ingest.bundle_checks import is_finite_number
+from contract.identifiers import content_workspace_id, workspace_id
+from contract.relation_claims import DESCRIPTION, WEIGHT, description_problem, weight_problem
 from ingest.document_version import (
     DocumentInfo,
     DocumentVersion,
@@ -96,10 +106,7 @@ def read_graphrag(folder: Path, workspace: str) -> GraphRagExport:
     relation_lines: list[list[RelationInput]] = [[] for _ in documents]
     for line, relation in relations:
         relation_lines[line].append(relation)
-    versions = [
-        DocumentVersion(info, passages[index], entity_lines[index], relation_lines[index])
-        for index, info in enumerate(documents)
-    ]
+    versions = _with_content_ids(documents, passages, entity_lines, relation_lines, ids)
     counts = {
         "documents": len(versions),
         "passages": sum(len(version.passages) for version in versions),
@@ -127,6 +134,10 @@ class _Ids:
     def of(self, value: object, kind: str) -> str:
         return workspace_id(self.workspace, str(value), kind)
 
+    def passage(self, text_unit_id: str, fingerprint: str) -> str:
+        """A text unit's passage id in the version whose draft has `fingerprint`."""
+        return content_workspace_id(self.workspace, text_unit_id, "text_unit", fingerprint)
+
     def new(self, row: dict[str, Any], kind: str, seen: Container[str]) -> str | None:
         """The row's id, or None (counted) if it has none or repeats one."""
         what = kind.replace("_", " ")
@@ -138,6 +149,51 @@ class _Ids:
             self.tally.add("duplicate_ids", f"{what} {row['id']}")
             return None
         return new_id
+
+
+def _with_content_ids(
+    documents: list[DocumentInfo],
+    passages: list[list[PassageInput]],
+    entity_lines: list[list[EntityInput]],
+    relation_lines: list[list[RelationInput]],
+    ids: _Ids,
+) -> list[DocumentVersion]:
+    """Each document's line with its passages' ids made from its content (module docstring).
+
+    A line's draft names its own passages by their text units' workspace ids, and earlier
+    lines' passages (a relation's support) by their final ids; the draft's content hash is
+    the fingerprint. So a line whose draft is unchanged gets the ids and the content hash it
+    had ("unchanged"), and any change to it, or to an earlier passage it names, gives new ids.
+    """
+    final: dict[str, str] = {}  # a text unit's workspace id -> its passage id
+    versions = []
+    for index, info in enumerate(documents):
+        draft = DocumentVersion(
+            info, passages[index], entity_lines[index], _renamed(relation_lines[index], final)
+        )
+        fingerprint = draft.content_hash()
+        for passage in passages[index]:
+            final[passage.id] = ids.passage(passage.source_id or "", fingerprint)
+        versions.append(
+            DocumentVersion(
+                info,
+                [replace(passage, id=final[passage.id]) for passage in passages[index]],
+                [
+                    replace(entity, mentions=tuple(final.get(p, p) for p in entity.mentions))
+                    for entity in entity_lines[index]
+                ],
+                _renamed(draft.relations, final),
+            )
+        )
+    return versions
+
+
+def _renamed(relations: list[RelationInput], final: dict[str, str]) -> list[RelationInput]:
+    """`relations` with the passages `final` names by their final ids."""
+    return [
+        replace(relation, passage_ids=tuple(final.get(p, p) for p in relation.passage_ids))
+        for relation in relations
+    ]
 
 
 def _documents(rows: list[dict[str, Any]], ids: _Ids) -> list[DocumentInfo]:
@@ -235,11 +291,15 @@ def _relations(
             continue
         support = _known(row["text_unit_ids"], homes, ids)
         properties: dict[str, PropertyValue] = {}
-        if isinstance(row["description"], str) and row["description"]:
-            properties["description"] = row["description"]
+        description = row["description"]
+        if isinstance(description, str) and description:
+            if description_problem(description) is None:
+                properties[DESCRIPTION] = description
+            else:
+                tally.add("relation_descriptions_dropped", f"{row['source']} -> {row['target']}")
         weight = row["weight"]
-        if is_finite_number(weight):
-            properties["weight"] = weight
+        if weight_problem(weight) is None:
+            properties[WEIGHT] = weight
         relation = RelationInput(
             relation_id,
             RELATION_TYPE,

@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from contract.relation_claims import MAX_DESCRIPTION_CHARS
+
 EXAMPLES = 3  # named per warning; the rest are counted
 
 # Every kind, in the order warnings are given; each is a key of `GraphRagExport.counts`.
@@ -44,6 +46,10 @@ MESSAGES: dict[str, str] = {
         "{n} entity(ies) have a type that would be a graph-owned label; it was given a prefix"
     ),
     "without_document": "{n} entity(ies) or relationship(s) skipped: there is no document",
+    "relation_descriptions_dropped": (
+        "{n} relationship description(s) dropped: longer than "
+        + f"{MAX_DESCRIPTION_CHARS:,} characters (the relationship itself is kept)"
+    ),
 }
 
 

@@ -31,7 +31,9 @@ gives the same data:
   `_` in upper case (`works for` → `WORKS_FOR`, as LLMGraphTransformer writes them); its id is
   UUID5 of its ends and type, so the same statement made in two chunks is one relation with
   both passages as support (`passageIds`). Properties that are strings, numbers or booleans
-  are kept; others are dropped, counted in a warning.
+  are kept; others are dropped, counted in a warning. A `description` and a `weight` are what
+  the walk serves on the edge (`Edge.description`, `Edge.weight`), kept only as
+  contract/relation_claims.py allows them (a string of bounded length, a finite number).
 
 Every id is derived per workspace (`contract.identifiers.workspace_id`), so the same file
 loads into two workspaces side by side; the file's own ids stay readable as `sourceId`: a
@@ -55,9 +57,10 @@ from typing import Any
 from contract.arguments import MAX_NAME_LENGTH
 from contract.graph_owned import GRAPH_OWNED_LABELS, GRAPH_OWNED_RELATION_TYPES
 from contract.identifiers import canonical_id, workspace_id
+from contract.relation_claims import MAX_DESCRIPTION_CHARS, claim_problem, is_finite_number
 from graph.cypher_names import is_load_name
 from ingest.bundle import LineError
-from ingest.bundle_checks import RESERVED_RELATION_PROPERTIES, is_finite_number
+from ingest.bundle_checks import RESERVED_RELATION_PROPERTIES
 from ingest.document_version import (
     DocumentInfo,
     DocumentVersion,
@@ -86,8 +89,11 @@ MESSAGES: dict[str, str] = {
         + OWNED_LABEL_PREFIX
     ),
     "properties_dropped": (
-        "{n} relationship property(ies) dropped: not a string, number or boolean, or a name the"
-        " write path sets itself"
+        "{n} relationship property(ies) dropped: not a string, number or boolean, a"
+        " `description` that is not a string of at most "
+        + f"{MAX_DESCRIPTION_CHARS:,}"
+        + " characters or a `weight` that is not a finite number, or a name the write path"
+        " sets itself"
     ),
 }
 
@@ -393,7 +399,12 @@ class _Record:
     def _properties(self, value: object, path: str) -> dict[str, PropertyValue]:
         kept: dict[str, PropertyValue] = {}
         for key, item in (value if isinstance(value, dict) else {}).items():
-            if key and key not in RESERVED_RELATION_PROPERTIES and _is_scalar(item):
+            if (
+                key
+                and key not in RESERVED_RELATION_PROPERTIES
+                and _is_scalar(item)
+                and claim_problem(key, item) is None  # contract/relation_claims.py
+            ):
                 kept[key] = item
             else:
                 self._tally.add("properties_dropped", f"record {self._number} {path}.{key}")

@@ -73,6 +73,8 @@ class EdgeJson(TypedDict):
     sourceId: str
     targetId: str
     evidenceIds: list[str]
+    description: str | None  # what the source says about it: a claim, not evidence
+    weight: float | None
 
 
 class EvidenceJson(TypedDict):
@@ -241,4 +243,6 @@ def edge_json(edge: WalkEdgeRecord, depth: int) -> EdgeJson:
         "sourceId": edge.source_id,
         "targetId": edge.target_id,
         "evidenceIds": list(edge.evidence_ids),
+        "description": edge.description,
+        "weight": edge.weight,
     }

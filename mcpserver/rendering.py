@@ -14,7 +14,7 @@ from mcpserver.quoting import ELLIPSIS, quote
 Json = dict[str, Any]
 
 QUOTE_CHARS = 240  # one quoted window of a passage in the text
-DESCRIPTION_CHARS = 200  # an entity's description in a search line
+DESCRIPTION_CHARS = 200  # an entity's description in a search line, an edge's in a walk
 
 
 def clipped(text: str | None, most: int) -> str:
@@ -89,9 +89,14 @@ def _edges(content: Json, relations: Json, lines: list[str], whole: Mapping[str,
     for edge in relations["edges"]:
         source = f"{names.get(edge['sourceId'], '')} (id {edge['sourceId']})"
         target = f"{names.get(edge['targetId'], '')} (id {edge['targetId']})"
+        weight = "" if edge.get("weight") is None else f", weight {edge['weight']:g}"
         lines.append(
             f"- {source} -[{edge['type']}]-> {target}: {edge['kind']}, depth {edge['depth']}"
+            + weight
         )
+        if edge.get("description"):
+            # Quoted as an entity's description is: what extraction said, a claim.
+            lines.append(f"    description: {clipped(edge['description'], DESCRIPTION_CHARS)}")
         focus = [names.get(edge["sourceId"], ""), names.get(edge["targetId"], "")]
         lines.extend(
             f"    evidence: {quoted(content, p, focus, whole)}" for p in edge["evidenceIds"]

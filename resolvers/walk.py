@@ -61,6 +61,19 @@ class Edge:
             "position, then id. Empty for a PATH."
         )
     )
+    description: str | None = strawberry.field(
+        description=(
+            "What the source says about the relation (GraphRAG's relationship description, "
+            "a bundle relation's `description`), when it gave one: a claim extraction made, "
+            "like an entity's description, not evidence; read `evidence` before trusting it."
+        )
+    )
+    weight: float | None = strawberry.field(
+        description=(
+            "The relation's weight as the source gave it (GraphRAG's relationship weight: "
+            "how strongly extraction links the two), when it gave one."
+        )
+    )
     scope: strawberry.Private[Scope]
 
     @strawberry.field(
@@ -139,6 +152,8 @@ class WalkResult:
                     source=entities[edge.source_id],
                     target=entities[edge.target_id],
                     evidence_ids=[strawberry.ID(pid) for pid in edge.evidence_ids],
+                    description=edge.description,
+                    weight=edge.weight,
                     scope=scope,
                 )
                 for edge, depth in record.edges

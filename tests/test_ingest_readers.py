@@ -22,6 +22,7 @@ from ingest.bundle import LineError, parse_line, read_bundle
 from ingest.document_version import DocumentInfo, DocumentVersion, PassageInput
 from ingest.graphrag import GraphRagExport, label_for_type, read_graphrag
 from ingest.graphrag_tables import NotGraphRagOutput
+from tests.support.graphrag_reindex import reindexed
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -149,10 +150,52 @@ def test_christmas_carol_hex_ids_are_derived_deterministically() -> None:
         "899f64ffb7b793f34d9f46b933c51720e5b1e91b5ab87bcf2e6fa8a0dce50fc0"
     )
     passage = export.versions[0].passages[0]
-    assert passage.id == workspace_id("acme", first_unit, "text_unit")
     assert canonical_id(first_unit, "text_unit") == "ed249dc6-c1ab-5da9-890b-43c63d9eee6a"
     assert passage.source_id == first_unit
     assert entity_named(export, "CHARLES DICKENS").mentions == (passage.id,)
+
+
+def test_a_reindexed_document_with_a_changed_entity_gets_new_passage_ids_and_the_others_keep_theirs(
+    tmp_path: Path,
+) -> None:
+    before = export_of("graphrag-v1-two-documents")
+    first = {e.id for e in before.versions[0].entities}
+    changed = next(e for e in before.versions[1].entities if e.id not in first)
+    folder = reindexed(
+        DATA / "graphrag-v1-two-documents",
+        tmp_path,
+        entities={str(changed.source_id): "Described anew by a re-index."},
+    )
+    after = read_graphrag(folder, "acme")
+    # The first document holds nothing that changed: the same line, ids and content hash.
+    assert after.versions[0] == before.versions[0]
+    assert after.versions[0].content_hash() == before.versions[0].content_hash()
+    # The second: the same text units (sourceId), new passage ids, mentions and support.
+    old, new = before.versions[1], after.versions[1]
+    assert [p.source_id for p in new.passages] == [p.source_id for p in old.passages]
+    assert [p.text for p in new.passages] == [p.text for p in old.passages]
+    assert not {p.id for p in new.passages} & {p.id for p in old.passages}
+    assert new.content_hash() != old.content_hash()
+    assert [e.id for e in new.entities] == [e.id for e in old.entities]
+    assert [r.id for r in new.relations] == [r.id for r in old.relations]
+    assert_references_resolve(after.versions)
+    own = {p.id for p in new.passages}
+    assert {m for e in new.entities for m in e.mentions} <= own
+
+
+def test_a_reindexed_relationship_description_changes_its_documents_passage_ids(
+    tmp_path: Path,
+) -> None:
+    before = export_of("graphrag-operation-dulce")
+    relation = before.versions[0].relations[0]
+    folder = reindexed(
+        DATA / "graphrag-operation-dulce",
+        tmp_path,
+        relationships={str(relation.source_id): "Said anew."},
+    )
+    [after] = read_graphrag(folder, "acme").versions
+    assert after.relations[0].properties["description"] == "Said anew."
+    assert not {p.id for p in after.passages} & {p.id for p in before.versions[0].passages}
 
 
 def test_relationship_keeps_description_weight_and_support() -> None:

@@ -73,7 +73,10 @@ async def answers(graph: Graph, builder: GraphBuilder, query: str) -> dict[str, 
         ],
         "walk": None
         if found is None
-        else [(e.type, e.kind, e.source_id, e.target_id, e.evidence_ids) for e, _ in found.edges],
+        else [
+            (e.type, e.kind, e.source_id, e.target_id, e.evidence_ids, e.description, e.weight)
+            for e, _ in found.edges
+        ],
     }
 
 
@@ -267,6 +270,33 @@ async def test_a_running_job_adding_support_to_a_stored_relation_changes_nothing
     before, after = await assert_invisible_until_commit(graph, builder, support, "Ada")
     assert [len(edge[4]) for edge in before["walk"]] == [1]
     assert [len(edge[4]) for edge in after["walk"]] == [2]
+
+
+async def test_a_running_job_re_describing_a_stored_relation_changes_nothing_until_it_commits(
+    graph: Graph, builder: GraphBuilder
+) -> None:
+    async def describe(
+        graph: Graph, job: jobs.Job, builder: GraphBuilder, first: Version, other: Version
+    ) -> None:
+        [row] = await graph.read("MATCH ()-[r:KNOWS]->() RETURN r.id AS id", {})
+        await jobs.write_relations(
+            graph,
+            job,
+            [
+                {
+                    "id": row["id"],
+                    "type": "KNOWS",
+                    "source": builder.entity_id("Ada"),
+                    "target": builder.entity_id("Grace"),
+                    "passageIds": [first.passage_ids[0]],
+                    "properties": {"description": "Ada taught Grace.", "weight": 3.5},
+                }
+            ],
+        )
+
+    before, after = await assert_invisible_until_commit(graph, builder, describe, "Ada")
+    assert [edge[5:] for edge in before["walk"]] == [(None, None)]
+    assert [edge[5:] for edge in after["walk"]] == [("Ada taught Grace.", 3.5)]
 
 
 async def test_what_a_commit_links_before_it_moves_the_version_shows_nowhere_until_it_does(

@@ -117,7 +117,7 @@ WALK = """
 query ($id: ID!) {
   walk(entityId: $id, maxEdges: 200) {
     start { name }
-    edges { type kind source { id } target { id } evidence { id text } }
+    edges { id type kind source { id } target { id } evidence { id text } description weight }
   }
 }
 """
@@ -157,3 +157,7 @@ async def test_loaded_dulce_walks_from_alex_mercer_with_evidence(
     assert len(walk["edges"]) == len(around) > 10
     assert {edge["kind"] for edge in walk["edges"]} == {"ASSERTION"}
     assert all(edge["evidence"] and edge["type"] == "RELATED_TO" for edge in walk["edges"])
+    # What GraphRAG says about each relation is served on its edge, as its output holds it.
+    said = {r.id: (r.properties["description"], r.properties["weight"]) for r in around}
+    assert {e["id"]: (e["description"], e["weight"]) for e in walk["edges"]} == said
+    assert all(isinstance(e["weight"], float) and e["description"] for e in walk["edges"])

@@ -545,7 +545,7 @@ async def test_a_result_over_mcp_max_result_chars_is_cut_with_a_note(
 PASSAGE = "id text position version document { id workspace title uri currentVersion }"
 ENTITY = "id name labels description"
 EDGES = (
-    "edges { id type kind depth source { id } target { id } evidenceIds "
+    "edges { id type kind depth source { id } target { id } evidenceIds description weight "
     f"evidence {{ {PASSAGE} }} }}"
 )
 ENTITY_QUERY = f"""query($q: String!) {{ searchEntities(query: $q) {{

@@ -28,6 +28,7 @@ from contract.identifiers import workspace_id
 from embedding.hashing import HashEmbedder
 from graph.driver import Graph
 from graph.graph_schema import apply_schema
+from mcpserver.rendering import DESCRIPTION_CHARS, clipped
 from tests.conftest import TEST_DIMENSION, serving, wipe
 from tests.support.graph_builder import GraphBuilder
 from tests.support.mcp_sessions import http_session, stdio_session, structured, text_of
@@ -262,6 +263,28 @@ async def test_get_passage_reads_a_long_passage_in_parts(demo: Demo, demo_sessio
             offset = part["nextOffset"]
     assert "".join(parts) == texts[longest]
     assert len(parts) == math.ceil(len(texts[longest]) / 1_500)
+
+
+# Issue 30 §2: what GraphRAG says about each relation, quoted as a claim ---------------------
+
+
+async def test_the_walk_quotes_each_edges_description_and_weight(
+    demo: Demo, demo_session: Opener
+) -> None:
+    async with demo_session(UNCUT) as session:
+        result = await session.call_tool("walk", {"entityId": ALEX_MERCER, "maxEdges": 1000})
+    edges = structured(result)["edges"]
+    assert len(edges) > 10
+    assert all(edge["description"] and isinstance(edge["weight"], float) for edge in edges)
+    lines = text_of(result).splitlines()
+    # Edges are written in their order, one `- ` line each (a pair may be related twice).
+    edge_lines = [n for n, line in enumerate(lines) if line.startswith("- ")]
+    assert len(edge_lines) == len(edges)
+    for edge, at in zip(edges, edge_lines, strict=True):
+        assert f"(id {edge['sourceId']})" in lines[at] and f"(id {edge['targetId']})" in lines[at]
+        assert lines[at].endswith(f"ASSERTION, depth 1, weight {edge['weight']:g}"), lines[at]
+        quoted = clipped(edge["description"], DESCRIPTION_CHARS)
+        assert lines[at + 1] == f"    description: {quoted}"
 
 
 # Points 4 and 5: advice that can be followed, ids where the next call needs them ------------
