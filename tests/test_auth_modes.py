@@ -149,7 +149,7 @@ async def test_with_authentication_any_host_is_answered(neo4j_uri: str, tmp_path
     async with arriving_on(settings, "10.0.0.7") as http:
         headers = {"host": "api.example", "authorization": "Bearer key-0123456789abcdef0123"}
         response = await http.post("/graphql", json=TYPENAME, headers=headers)
-        assert response.json() == {"data": {"__typename": "Query"}}
+        assert response.json()["data"] == {"__typename": "Query"}
 
 
 class BrokenAuthenticator:
@@ -165,9 +165,7 @@ async def test_an_authenticator_that_fails_fails_closed(
         "{ __typename }", headers={"accept": "application/graphql-response+json"}
     )
     assert response.status_code == 500
-    assert without_request_ids(response.json()) == {
-        "errors": [
-            {"message": "Internal error; it has been logged.", "extensions": {"code": "INTERNAL"}}
-        ]
-    }
+    assert without_request_ids(response.json()["errors"]) == [
+        {"message": "Internal error; it has been logged.", "extensions": {"code": "INTERNAL"}}
+    ]
     assert "key store" in caplog.text and "authentication failed unexpectedly" in caplog.text
