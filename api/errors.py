@@ -47,11 +47,12 @@ def is_graphql_client_error(error: GraphQLError) -> bool:
     belong to no field; a coercion error wraps graphql-core's own error for the value. One
     coercion happens at a field, during execution: a variable that is null (or left out) where
     a non-null argument with a default expects a value (`query ($n: Int) { walk(maxNodes: $n)`,
-    which validation allows) fails there, with a path and nothing underneath."""
+    which validation allows) fails there: graphql-core's own error, located at the field."""
     original = error.original_error
+    own = original is None or isinstance(original, GraphQLError)
     if error.path:
-        return original is None and error.message.startswith(ARGUMENT_COERCION)
-    return original is None or isinstance(original, GraphQLError)
+        return own and error.message.startswith(ARGUMENT_COERCION)
+    return own
 
 
 def without_suggestions(message: str) -> str:
