@@ -25,6 +25,8 @@ from contract.arguments import (
     Bound,
 )
 from contract.query_costs import COSTS
+from mcpserver.server import call_tool
+from mcpserver.tool_costs import tool_cost
 
 SCHEMA = create_schema([])._schema
 ENTITY_ID = "00000000-0000-4000-8000-000000000000"
@@ -173,3 +175,21 @@ def test_a_fragment_cycle_is_priced_without_looping() -> None:
         " fragment A on Entity { id ...B } fragment B on Entity { ...A }"
     )
     assert cost(cyclic) == cost('{ entity(id: "x") { id } }')
+
+
+async def test_an_mcp_call_over_the_cost_limit_is_refused_before_anything_is_read() -> None:
+    asked: list[object] = []
+
+    async def caller_of(request: object) -> Any:
+        asked.append(request)  # what a call that runs asks first: who is calling
+        raise AssertionError("a refused call reads nothing")
+
+    bounds = {"depth": 2, "maxNodes": 500, "maxEdges": 1000, "maxCandidates": 5000}
+    arguments = {"entityId": ENTITY_ID, **bounds}
+    assert tool_cost("walk", arguments) > tool_cost("walk", {"entityId": ENTITY_ID})
+    result = await call_tool(caller_of, None, "walk", arguments, 20_000, 1000)
+    assert result.isError
+    assert result.structuredContent is not None
+    assert result.structuredContent["error"]["code"] == "COST_LIMIT_EXCEEDED"
+    assert result.structuredContent["error"]["cost"] == tool_cost("walk", arguments)
+    assert asked == []
