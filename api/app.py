@@ -13,7 +13,9 @@ start-up with a message naming it (docs/security.md describes each limit and set
     CORS_ALLOW_ORIGINS         pages on these origins may call /graphql (api/cors.py); /mcp
                                refuses any other foreign Origin with 403 (api/mcp_origin.py)
     MCP_MAX_RESULT_CHARS       the size of one MCP tool result at `/mcp` (api/mcp_http.py)
-    GRAPHQL_*                  the schema's limits (api/graphql_limits.py)
+    GRAPHQL_*                  the schema's limits (api/graphql_limits.py) and the front door:
+                               cost, admission, rate limits, persisted operations
+                               (api/front_door.py)
     EXPLORER_ENABLED           GET /explore, the evidence explorer (api/explorer.py)
 
 What operations use is built here too, each off unless configured (docs/operations.md):
@@ -32,6 +34,7 @@ from starlette.routing import Route
 from api import explorer, graphiql, mcp_http
 from api.auth import create_authenticator
 from api.cors import CorsPolicy
+from api.front_door import FrontDoor
 from api.gateway_token import GatewayToken
 from api.graphql_limits import graphql_limits
 from api.graphql_view import GraphQLView
@@ -65,14 +68,18 @@ def create_app(
     gateway_token = GatewayToken.from_settings(settings)
     hide_suggestions = not settings.graphql_field_suggestions
     metrics = Metrics.from_settings(settings)
-    extensions = [*graphql_limits(settings), RecordOperation]
+    front_door = FrontDoor.from_settings(settings, metrics)
+    extensions = [*graphql_limits(settings), RecordOperation, front_door.extension()]
     if tracing is not None:
         extensions.append(tracing.extension())
     schema = create_schema(extensions, hide_suggestions=hide_suggestions)
     graphql = GraphQLView(
-        schema, graphiql=settings.graphiql_enabled, hide_suggestions=hide_suggestions
+        schema,
+        graphiql=settings.graphiql_enabled,
+        hide_suggestions=hide_suggestions,
+        front_door=front_door,
     )
-    mcp = McpEndpoint(settings.mcp_max_result_chars)
+    mcp = McpEndpoint(settings.mcp_max_result_chars, settings.graphql_max_cost)
     routes = [
         Route(
             "/graphql",
@@ -124,9 +131,11 @@ def create_app(
     # preflight carries no token), so it answers preflights and marks every answer.
     if settings.cors_allow_origins:
         middleware.append(Middleware(CorsPolicy, origins=settings.cors_allow_origins))
-    return Starlette(
+    app = Starlette(
         routes=routes,
         middleware=middleware,
         lifespan=lifespan_for(settings, authenticator, gateway_token, hooks, mcp.running),
         max_body_size=settings.http_max_body_bytes,
     )
+    app.state.front_door = front_door  # tests and benchmarks reach its clock and its queue
+    return app

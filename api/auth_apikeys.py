@@ -32,7 +32,10 @@ def _digest(key: str) -> bytes:
 
 class ApiKeyAuthenticator:
     def __init__(self, grants: Mapping[str, Sequence[str]]) -> None:
-        self._grants = [(_digest(key), Grant.of(list(ws))) for key, ws in grants.items()]
+        self._grants = [
+            (digest, Grant.of(list(ws), subject=f"key:{digest.hex()[:16]}"))
+            for digest, ws in ((_digest(key), ws) for key, ws in grants.items())
+        ]
 
     def __repr__(self) -> str:  # never a key
         return f"ApiKeyAuthenticator({len(self._grants)} keys)"

@@ -18,6 +18,7 @@ asks); `workspaces` must be a list of strings (empty grants nothing).
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -131,7 +132,7 @@ class JwtAuthenticator:
         except jwt.PyJWTError as error:
             reason = next((text for kind, text in REFUSALS if isinstance(error, kind)), None)
             raise _refused(reason or "it is not a valid JWT.") from None
-        return Grant.of(workspaces_claim(claims))
+        return Grant.of(workspaces_claim(claims), subject=subject_of(claims, token))
 
     def _key_for(self, token: str) -> VerificationKey:
         """The key this token must verify with, from its header's `alg` and `kid`."""
@@ -199,3 +200,11 @@ def _verification_key(where: str, entry: object) -> tuple[str, VerificationKey]:
     if isinstance(key, rsa.RSAPublicKey) and key.key_size < MIN_RSA_BITS:
         raise SettingsError(f"{where}: key `{kid}` has {key.key_size} bits; use ≥ {MIN_RSA_BITS}.")
     return kid, VerificationKey(key, algorithm)
+
+
+def subject_of(claims: dict[str, object], token: str) -> str:
+    """Who the token speaks for, for rate limits: its `sub`, else the token's own digest."""
+    subject = claims.get("sub")
+    if isinstance(subject, str) and subject:
+        return f"sub:{subject}"
+    return "jwt:" + hashlib.sha256(token.encode("ascii", "replace")).hexdigest()[:16]

@@ -39,7 +39,7 @@ def identify(
         return Caller(authenticator.authenticate(authorization), None, through_gateway)
     except Unauthenticated as refused:
         if authorization is None and gateway is not None and through_gateway:
-            return Caller(Grant.of(()), None, through_gateway)
+            return Caller(Grant.of((), subject="gateway"), None, through_gateway)
         return Caller(None, refused, through_gateway)
     except EvidenceGraphError as refused:
         return Caller(None, refused, through_gateway)

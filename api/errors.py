@@ -24,6 +24,8 @@ from contract.errors import EvidenceGraphError, Internal, Malformed
 log = logging.getLogger("evidencegraph.errors")
 
 CLIENT_ERROR_CODE_FOR_GRAPHQL = Malformed.code
+# How graphql-core's messages start when a field's argument does not coerce at execution.
+ARGUMENT_COERCION = "Argument '"
 # graphql-core's `did_you_mean` always starts its hint this way.
 SUGGESTION = re.compile(r"\s*Did you mean .*$", re.DOTALL)
 
@@ -42,9 +44,15 @@ def _with_code(error: GraphQLError, message: str, extensions: dict[str, object])
 
 def is_graphql_client_error(error: GraphQLError) -> bool:
     """graphql-core's own parse, validation and variable coercion errors: safe to show. They
-    belong to no field; a coercion error wraps graphql-core's own error for the value."""
+    belong to no field; a coercion error wraps graphql-core's own error for the value. One
+    coercion happens at a field, during execution: a variable that is null (or left out) where
+    a non-null argument with a default expects a value (`query ($n: Int) { walk(maxNodes: $n)`,
+    which validation allows) fails there: graphql-core's own error, located at the field."""
     original = error.original_error
-    return not error.path and (original is None or isinstance(original, GraphQLError))
+    own = original is None or isinstance(original, GraphQLError)
+    if error.path:
+        return own and error.message.startswith(ARGUMENT_COERCION)
+    return own
 
 
 def without_suggestions(message: str) -> str:

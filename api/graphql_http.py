@@ -15,7 +15,14 @@ The specification's words, and what follows here:
   response) is `200`; "If the GraphQL response does not contain the {data} entry then the
   server MUST reply with a `4xx` or `5xx` status code": `400` for a document that does not
   parse or validate or variables that do not coerce, `401` when the caller has no valid
-  credentials ("403, 401 or similar"), `500`/`503` when the service itself failed first.
+  credentials ("403, 401 or similar"), `500`/`503` when the service itself failed first;
+  the front door's refusals (api/front_door.py): `429` for RATE_LIMITED (the caller should
+  slow down), `503` for OVERLOADED (the service should be asked again later), both with
+  `Retry-After`; `400` for COST_LIMIT_EXCEEDED, PERSISTED_QUERY_NOT_FOUND and
+  QUERY_NOT_IN_SAFELIST, which only a different request mends.
+- `Retry-After` (seconds) goes out under either media type whenever an error says when to
+  retry (`extensions.retryAfter`): under `application/json` the status stays 200 as that media
+  type asks, and the header still tells the client when to come back.
 - A GraphQL request error (one raised before execution starts) has no `data` entry at all, as
   the GraphQL specification asks; graphql-core reports those errors without a `path`.
 """
@@ -27,7 +34,13 @@ from typing import Any
 
 from graphql.error import GraphQLError
 
-from contract.errors import BackendUnavailable, Internal, Unauthenticated
+from contract.errors import (
+    BackendUnavailable,
+    Internal,
+    Overloaded,
+    RateLimited,
+    Unauthenticated,
+)
 
 GRAPHQL_RESPONSE_JSON = "application/graphql-response+json"
 JSON = "application/json"
@@ -40,6 +53,8 @@ REQUEST_ERROR_STATUS = {
     Unauthenticated.code: 401,
     Internal.code: 500,
     BackendUnavailable.code: 503,
+    RateLimited.code: 429,
+    Overloaded.code: 503,
 }
 DEFAULT_REQUEST_ERROR_STATUS = 400
 
@@ -115,3 +130,13 @@ def response_status(media_type: str, body: Mapping[str, Any]) -> int:
     codes = [str((e.get("extensions") or {}).get("code")) for e in body.get("errors") or ()]
     statuses = [REQUEST_ERROR_STATUS.get(code, DEFAULT_REQUEST_ERROR_STATUS) for code in codes]
     return max(statuses, default=DEFAULT_REQUEST_ERROR_STATUS)
+
+
+def retry_after(body: Mapping[str, Any]) -> int | None:
+    """The longest `extensions.retryAfter` of the body's errors: the `Retry-After` to send."""
+    waits = [
+        wait
+        for error in body.get("errors") or ()
+        if isinstance(wait := (error.get("extensions") or {}).get("retryAfter"), int)
+    ]
+    return max(waits, default=None)

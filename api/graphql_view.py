@@ -16,6 +16,12 @@ Where it departs from Strawberry's defaults, through Strawberry's own hooks:
   handshake is closed before it is accepted;
 - `X-Gateway-Token` decides whether the federation fields answer (api/gateway_token.py);
 - every error carries the request's id in `extensions.requestId` (api/request_log.py);
+- the front door (api/front_door.py): a persisted operation's hash becomes its document, the
+  operation waits for an admission slot (OVERLOADED when it cannot have one), and every answer
+  carries its cost in `extensions.cost`; a refusal that says when to come back
+  (`extensions.retryAfter`) sends it as `Retry-After` too; a persisted query sent with GET is
+  answered `Cache-Control: private` and `Vary: Authorization` (the answer depends on the
+  caller, so no shared cache may keep it);
 - the body is encoded by orjson (UTF-8, no escapes for non-ASCII text).
 """
 
@@ -40,14 +46,15 @@ from strawberry.schema.exceptions import InvalidOperationTypeError
 from strawberry.types import ExecutionResult, SubscriptionExecutionResult
 from strawberry.types.execution import PreExecutionError
 
-from api import graphql_http
+from api import graphql_http, request_record
 from api.caller import identify
 from api.errors import coded_error, ensure_coded, log_error
+from api.front_door import FrontDoor
 from api.graphiql import graphiql_page
 from api.json_body import UnreadableJson, read_json
 from api.request_log import note_errors
 from api.services import Services
-from contract.errors import BackendUnavailable
+from contract.errors import BackendUnavailable, EvidenceGraphError, Overloaded
 from resolvers.context import RequestContext
 
 
@@ -88,7 +95,14 @@ class SubResponse(Response):
 
 
 class GraphQLView(GraphQL[RequestContext, None]):
-    def __init__(self, schema: BaseSchema, *, graphiql: bool, hide_suggestions: bool) -> None:
+    def __init__(
+        self,
+        schema: BaseSchema,
+        *,
+        graphiql: bool,
+        hide_suggestions: bool,
+        front_door: FrontDoor,
+    ) -> None:
         # Strawberry asks `render_graphql_ide` whenever a browser wants HTML; it decides.
         super().__init__(
             schema,
@@ -98,6 +112,7 @@ class GraphQLView(GraphQL[RequestContext, None]):
         )
         self.graphiql_enabled = graphiql
         self.hide_suggestions = hide_suggestions
+        self.front_door = front_door
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -143,6 +158,7 @@ class GraphQLView(GraphQL[RequestContext, None]):
     async def get_context(self, request: Request, response: Response | Any) -> RequestContext:  # type: ignore[override]
         services: Services = request.app.state.services
         caller = identify(services.authenticator, services.gateway_token, request.headers)
+        request.state.grant = caller.grant  # whose rate `extensions.cost` reports
         return RequestContext(
             answers=services.answer_context(),
             grant=caller.grant,
@@ -192,12 +208,20 @@ class GraphQLView(GraphQL[RequestContext, None]):
         refusal = self.refusal(context, request_data) or await self.unchecked_graph(
             request.app.state.services
         )
+        if refusal is None and isinstance(request_data, GraphQLRequestData):
+            refusal = self.resolve_persisted(request_data, request_adapter.method, sub_response)
         if refusal is not None:
             return PreExecutionError(data=None, errors=[refusal])
+        record = request_record.current.get()
         try:
-            return await super().execute_operation(
-                request, request_adapter, request_data, context, root_value, sub_response
-            )
+            async with self.front_door.admission.slot() as waited:
+                if record is not None:
+                    record.queue_seconds = waited
+                return await super().execute_operation(
+                    request, request_adapter, request_data, context, root_value, sub_response
+                )
+        except Overloaded as overloaded:
+            return PreExecutionError(data=None, errors=[self.request_error(overloaded)])
         except HTTPException as refused:
             if request_adapter.method == "GET" and isinstance(
                 refused.__cause__, InvalidOperationTypeError
@@ -222,6 +246,30 @@ class GraphQLView(GraphQL[RequestContext, None]):
         # (api/graphql_document.py): nothing here reads the document's text.
         return None
 
+    def resolve_persisted(
+        self, request_data: GraphQLRequestData, method: str, sub_response: Response
+    ) -> GraphQLError | None:
+        """The document a persisted operation names goes into `request_data.query`
+        (api/persisted_queries.py); its refusal, if any."""
+        persisted = self.front_door.persisted
+        if persisted is None:
+            return None
+        try:
+            query = persisted.resolve(request_data.query, request_data.extensions)
+        except EvidenceGraphError as refused:
+            return self.request_error(refused)
+        if method == "GET" and query is not None and request_data.query is None:
+            sub_response.headers["cache-control"] = "private"
+            sub_response.headers["vary"] = "Authorization"
+        request_data.query = query
+        return None
+
+    @staticmethod
+    def request_error(error: EvidenceGraphError) -> GraphQLError:
+        refused = GraphQLError(error.message, original_error=error)
+        log_error(refused)
+        return coded_error(refused)
+
     @staticmethod
     async def unchecked_graph(services: Services) -> GraphQLError | None:
         """BACKEND_UNAVAILABLE while the graph's start checks cannot pass (api/graph_checks.py):
@@ -239,6 +287,13 @@ class GraphQLView(GraphQL[RequestContext, None]):
             result.errors = ensure_coded(result.errors, self.hide_suggestions)
         body = process_result(result)
         note_errors(body.get("errors") or [])
+        record = request_record.current.get()
+        body["extensions"] = {
+            **(body.get("extensions") or {}),
+            "cost": self.front_door.cost_extension(
+                record.cost if record is not None else None, getattr(request.state, "grant", None)
+            ),
+        }
         if graphql_http.is_request_error(result.data, result.errors):
             # The GraphQL specification: an error before execution leaves no `data` entry.
             body.pop("data", None)
@@ -265,4 +320,7 @@ class GraphQLView(GraphQL[RequestContext, None]):
             response.status_code = graphql_http.response_status(media_type, response_data)
             if response.status_code == 401:
                 response.headers["www-authenticate"] = "Bearer"
+            retry_after = graphql_http.retry_after(response_data)
+            if retry_after is not None:
+                response.headers["retry-after"] = str(retry_after)
         return response

@@ -57,9 +57,11 @@ def timed_out(scope: Scope, seconds: float) -> Response:
 class McpEndpoint:
     """The ASGI app at `/mcp`; `running()` runs its sessions for the app's lifespan."""
 
-    def __init__(self, max_result_chars: int) -> None:
+    def __init__(self, max_result_chars: int, max_cost: int) -> None:
         self.sessions = StreamableHTTPSessionManager(
-            app=create_server(caller_of, max_result_chars), stateless=True, json_response=True
+            app=create_server(caller_of, max_result_chars, max_cost),
+            stateless=True,
+            json_response=True,
         )
 
     @contextlib.asynccontextmanager

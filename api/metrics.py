@@ -11,6 +11,11 @@
     evidencegraph_query_vector_cache_total{result}          query-vector look-ups: hit, miss
     evidencegraph_load_jobs_total{outcome}                  `evidencegraph load` lines: loaded,
                                                             unchanged, rejected
+    evidencegraph_request_cost                              the static cost of each priced request
+    evidencegraph_operations_executing                      operations holding a slot (admission)
+    evidencegraph_operations_queued                         operations waiting for one
+    evidencegraph_queue_wait_seconds                        how long admitted operations waited
+    evidencegraph_overloaded_total{reason}                  refusals: queue_full, wait_expired
 
 With several worker processes, set PROMETHEUS_MULTIPROC_DIR (an empty directory every worker
 can write, emptied before the service starts): each process then writes its figures there and
@@ -52,6 +57,8 @@ from graph.driver import StatementOutcome
 MULTIPROC_DIR = "PROMETHEUS_MULTIPROC_DIR"
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
 STATEMENT_BUCKETS = (0, 1, 2, 3, 4, 6, 8, 12, 16, 32)
+COST_BUCKETS = (1, 10, 30, 100, 300, 1000, 3000, 10_000, 30_000, 100_000)
+WAIT_BUCKETS = (0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
 
 
 def multiprocess_dir() -> str | None:
@@ -121,6 +128,14 @@ class Metrics:
             registry=registry,
         )
 
+        self.request_cost = Histogram(
+            "evidencegraph_request_cost",
+            "The static cost of each priced GraphQL request (api/query_cost.py).",
+            buckets=COST_BUCKETS,
+            registry=registry,
+        )
+        self.admission = AdmissionMetrics(registry)
+
     @classmethod
     def from_settings(cls, settings: Settings) -> Metrics | None:
         return cls(settings.metrics_token) if settings.metrics_enabled else None
@@ -154,6 +169,8 @@ class Metrics:
         self.requests.labels(operation_type=kind).inc()
         self.request_seconds.labels(operation_type=kind).observe(seconds)
         self.statements.observe(record.statements)
+        if record.cost is not None:
+            self.request_cost.observe(record.cost)
         for code in record.error_codes:
             self.errors.labels(code=code).inc()
 
@@ -178,6 +195,46 @@ class Metrics:
             registry = CollectorRegistry()
             MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
         return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
+
+
+class AdmissionMetrics:
+    """api/admission.py's observer: slots in use, the queue, its waits and its refusals."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.executing = Gauge(
+            "evidencegraph_operations_executing",
+            "GraphQL operations holding an admission slot.",
+            multiprocess_mode="livesum",
+            registry=registry,
+        )
+        self.queued = Gauge(
+            "evidencegraph_operations_queued",
+            "GraphQL operations waiting for an admission slot (the queue's depth).",
+            multiprocess_mode="livesum",
+            registry=registry,
+        )
+        self.wait_seconds = Histogram(
+            "evidencegraph_queue_wait_seconds",
+            "Time admitted operations waited for a slot.",
+            buckets=WAIT_BUCKETS,
+            registry=registry,
+        )
+        self.overloaded = Counter(
+            "evidencegraph_overloaded",
+            "Requests refused OVERLOADED, by reason: queue_full, wait_expired.",
+            ["reason"],
+            registry=registry,
+        )
+
+    def changed(self, executing: int, waiting: int) -> None:
+        self.executing.set(executing)
+        self.queued.set(waiting)
+
+    def waited(self, seconds: float) -> None:
+        self.wait_seconds.observe(seconds)
+
+    def refused(self, reason: str) -> None:
+        self.overloaded.labels(reason=reason).inc()
 
 
 class MeasuredEmbedder:

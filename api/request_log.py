@@ -9,9 +9,11 @@ Each request is logged once it is answered, on the `evidencegraph.request` logge
 
     {"event": "request", "requestId": "…", "callerId": "key:3f1a…", "method": "POST",
      "path": "/graphql", "status": 200, "operationName": "Search", "operationType": "query",
-     "durationMs": 12.4, "statements": 2, "errorCode": null}
+     "durationMs": 12.4, "statements": 2, "errorCode": null, "cost": 42, "queueMs": 0.0}
 
-`callerId` is a fingerprint of the bearer credential (the first 12 hex digits of its
+`cost` is the operation's static cost (api/query_cost.py; null when the request was refused
+before it was priced), `queueMs` the time it waited for a slot (api/admission.py; null when it
+got none). `callerId` is a fingerprint of the bearer credential (the first 12 hex digits of its
 SHA-256), never the credential; null without one. Query text, variables and parameter values
 are never logged. `LOG_FORMAT=json` writes this and every other log record as one JSON object
 a line; `text` (the default) as `key=value` pairs after the message.
@@ -110,6 +112,10 @@ class RequestLog:
             "durationMs": round(seconds * 1000, 1),
             "statements": record.statements,
             "errorCode": record.error_code,
+            "cost": record.cost,
+            "queueMs": (
+                round(record.queue_seconds * 1000, 1) if record.queue_seconds is not None else None
+            ),
         }
         log.info("request", extra={"fields": fields})
         if self.metrics is not None and path == "/graphql":

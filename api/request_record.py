@@ -25,6 +25,8 @@ class RequestRecord:
     operation_name: str | None = None
     operation_type: str | None = None  # query, mutation; None when no operation ran
     statements: int = 0
+    cost: int | None = None  # the operation's static cost (api/query_cost.py), once priced
+    queue_seconds: float | None = None  # how long it waited for a slot (api/admission.py)
     error_codes: list[str] = field(default_factory=list)
 
     @property

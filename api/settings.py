@@ -31,6 +31,7 @@ from api.setting_kinds import (
 from api.setting_kinds import Secret as Secret
 from api.setting_kinds import SettingsError as SettingsError
 from contract.graph_owned import GRAPH_OWNED_RELATION_TYPES
+from contract.query_costs import DEFAULT_MAX_COST
 from retrieval.fusion import DEFAULT_RRF_K
 from retrieval.lexical_rule import LEXICAL_FIELD_CHOICES, LexicalRule
 
@@ -253,6 +254,49 @@ SETTINGS: tuple[Setting, ...] = (
         Integer(50, 1, 10_000),
         "Most directives in one document.",
     ),
+    # The front door (docs/operations.md, "The front door"; api/front_door.py)
+    Setting(
+        "GRAPHQL_MAX_COST",
+        "graphql_max_cost",
+        Integer(DEFAULT_MAX_COST, 1, 100_000_000),
+        "Highest static cost of one request (api/query_cost.py); above it COST_LIMIT_EXCEEDED.",
+    ),
+    Setting(
+        "GRAPHQL_MAX_CONCURRENT_OPERATIONS",
+        "graphql_max_concurrent_operations",
+        Integer(None, 1, 10_000),
+        "Operations this process executes at once; unset: 4 per core (at least 4).",
+    ),
+    Setting(
+        "GRAPHQL_QUEUE_LENGTH",
+        "graphql_queue_length",
+        Integer(None, 0, 100_000),
+        "Operations that may wait for a slot; more are OVERLOADED; unset: as many as the slots.",
+    ),
+    Setting(
+        "GRAPHQL_QUEUE_WAIT_SECONDS",
+        "graphql_queue_wait_seconds",
+        Number(5.0, 0.0, 3600.0),
+        "Longest wait for a slot; then the request is OVERLOADED with `Retry-After`.",
+    ),
+    Setting(
+        "GRAPHQL_RATE_LIMIT_PER_MINUTE",
+        "graphql_rate_limit_per_minute",
+        Integer(None, 1, 1_000_000_000),
+        "Cost points each caller may spend per minute (at least GRAPHQL_MAX_COST); unset: off.",
+    ),
+    Setting(
+        "GRAPHQL_PERSISTED_QUERIES",
+        "graphql_persisted_queries",
+        Flag(True),
+        "Whether Apollo's automatic persisted queries are answered (hashes of documents seen).",
+    ),
+    Setting(
+        "GRAPHQL_TRUSTED_DOCUMENTS",
+        "graphql_trusted_documents",
+        FilePath(),
+        "A persisted query manifest; when set, only its documents are answered.",
+    ),
     Setting(
         "HTTP_MAX_BODY_BYTES",
         "http_max_body_bytes",
@@ -379,6 +423,13 @@ class Settings:
     graphql_max_tokens: int
     graphql_max_directives_per_field: int
     graphql_max_directives: int
+    graphql_max_cost: int
+    graphql_max_concurrent_operations: int | None
+    graphql_queue_length: int | None
+    graphql_queue_wait_seconds: float
+    graphql_rate_limit_per_minute: int | None
+    graphql_persisted_queries: bool
+    graphql_trusted_documents: Path | None
     http_max_body_bytes: int
     graphiql_enabled: bool
     explorer_enabled: bool

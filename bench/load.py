@@ -11,10 +11,13 @@ once and kept), in one run:
    one statement, same driver, no HTTP) and of the fair peer over HTTP. p50/p95 and ratios.
 2. **Throughput** with wrk (bench/wrk_graphql.lua) at 1, 8 and 32 concurrent connections
    (closed loop: each sends its next request when the last is answered), `--seconds` each,
-   against four targets started side by side on the same graph, level by level, the targets in
-   a rotating order: the service with `--workers 1` and `--workers 2`, the naive peer and the
-   fair peer (bench/peer/server.mjs). Requests/s, p50/p95/p99, errors (transport, non-200,
-   GraphQL `errors`), the server's RSS after the level, its CPU per request and Neo4j's.
+   against five targets started side by side on the same graph, level by level, the targets in
+   a rotating order: the service with `--workers 1` and `--workers 2`, the service with
+   `--workers 1` asked by persisted query (`service w1 APQ`: the hash and the variables, no
+   document text; the hash registered once before), the naive peer and the fair peer
+   (bench/peer/server.mjs). Requests/s, p50/p95/p99, errors (transport, non-200, GraphQL
+   `errors`) and, apart, OVERLOADED refusals (the admission queue was full: api/admission.py),
+   the server's RSS after the level, its CPU per request and Neo4j's.
 3. **RSS over time** (first scale only): the service (`--workers 1`) under 8 clients for
    `--soak` seconds, its RSS sampled every few seconds.
 
@@ -62,6 +65,7 @@ from typing import Any
 import httpx
 import neo4j
 
+from api.persisted_queries import sha256_hex
 from bench import build_graph, handwritten_search, hub_entities
 from bench.handwritten_search import HandwrittenSearch, read_indexes
 from bench.search_paths import service_environment
@@ -94,6 +98,17 @@ NAIVE_OPERATION = (
     " edges { score node { id name mentions(limit: 3) { id text document(limit: 1) { title } }"
     " } } } }"
 )
+
+# The service's operation as a persisted query: its hash instead of its text.
+PERSISTED = {"persistedQuery": {"version": 1, "sha256Hash": sha256_hex(SERVICE_OPERATION)}}
+
+
+def register_persisted(url: str, query: str) -> None:
+    """The service's operation sent once with its text, so its hash is known from then on."""
+    body = {"query": SERVICE_OPERATION, "variables": {"query": query}, "extensions": PERSISTED}
+    answer = httpx.post(url + "/graphql", json=body, timeout=60).json()
+    if "errors" in answer:
+        raise SystemExit(f"registering the persisted query failed: {answer['errors']}")
 
 
 def progress(message: str) -> None:
@@ -432,6 +447,7 @@ def throughput_level(
         "p95_ms": figures["p95_us"] / 1000,
         "p99_ms": figures["p99_us"] / 1000,
         "errors": errors,
+        "overloaded": figures.get("overloaded", 0),
         "non_200": figures["status_errors"],
         "rss_mb": rss_mb(pids),
         "processes": len(pids),
@@ -511,6 +527,10 @@ async def run_scale(arguments: argparse.Namespace, scale: str, first: bool) -> d
                 logs / "fair.jsonl",
                 [{"query": FAIR_OPERATION, "variables": fair_variables(p)} for p in parameters],
             ),
+            "service APQ": write_bodies(
+                logs / "service-apq.jsonl",
+                [{"extensions": PERSISTED, "variables": {"query": q}} for q in queries],
+            ),
             "naive peer": write_bodies(
                 logs / "naive.jsonl",
                 [{"query": NAIVE_OPERATION, "variables": {"phrase": q}} for q in queries],
@@ -537,15 +557,17 @@ async def run_scale(arguments: argparse.Namespace, scale: str, first: bool) -> d
             targets = [
                 ("service w1", one, bodies["service"]),
                 ("service w2", two, bodies["service"]),
+                ("service w1 APQ", one, bodies["service APQ"]),
                 ("naive peer", node, bodies["naive peer"]),
                 ("fair peer", node, bodies["fair peer"]),
             ]
+            register_persisted(one.url, queries[0])
             neo4j_process = neo4j_pid(home)
             for _name, server, body in targets:  # warm every target's plans and JITs
                 run_wrk(server.url, body, 2, min(5.0, arguments.seconds))
             levels = []
             for n, clients in enumerate(CLIENTS):
-                order = targets[n % 4 :] + targets[: n % 4]
+                order = targets[n % len(targets) :] + targets[: n % len(targets)]
                 for name, server, body in order:
                     level = throughput_level(
                         name, server, body, clients, arguments.seconds, neo4j_process

@@ -12,9 +12,10 @@ from typing import Any
 
 REPOSITORY = Path(__file__).resolve().parent.parent
 DOC = REPOSITORY / "docs" / "benchmarks.md"
-TARGETS = ("service w1", "service w2", "naive peer", "fair peer")
+TARGETS = ("service w1", "service w2", "service w1 APQ", "naive peer", "fair peer")
 STYLE = {
     "service w1": ("tab:blue", "-"),
+    "service w1 APQ": ("tab:green", "-"),
     "service w2": ("tab:cyan", "-"),
     "naive peer": ("tab:gray", "--"),
     "fair peer": ("tab:orange", "--"),

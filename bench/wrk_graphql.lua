@@ -1,6 +1,7 @@
 -- wrk script of bench/load.py: POST /graphql with one body after another from $WRK_BODIES (one
--- JSON request a line), each thread starting at its own place; a non-200 answer or one whose
--- body holds "errors" is an error; at the end one JSON line of figures (latency in µs).
+-- JSON request a line), each thread starting at its own place; an answer refused OVERLOADED
+-- (the admission queue is full: api/admission.py) is counted apart; any other non-200 answer or
+-- one whose body holds "errors" is an error; at the end one JSON line of figures (latency in µs).
 local bodies = {}
 for line in io.lines(os.getenv("WRK_BODIES")) do
   bodies[#bodies + 1] = line
@@ -15,6 +16,7 @@ end
 
 counter = 0
 errors = 0
+overloaded = 0
 answered = 0
 
 function init(args)
@@ -29,24 +31,28 @@ end
 
 function response(status, headers, body)
   answered = answered + 1
-  if status ~= 200 or string.find(body, '"errors"', 1, true) then
+  if string.find(body, '"OVERLOADED"', 1, true) then
+    overloaded = overloaded + 1
+  elseif status ~= 200 or string.find(body, '"errors"', 1, true) then
     errors = errors + 1
   end
 end
 
 function done(summary, latency, requests)
-  local failed, checked = 0, 0
+  local failed, checked, refused = 0, 0, 0
   for _, thread in ipairs(threads) do
     failed = failed + thread:get("errors")
     checked = checked + thread:get("answered")
+    refused = refused + thread:get("overloaded")
   end
   local e = summary.errors
   io.write(string.format(
     '\nWRK_JSON {"requests": %d, "duration_us": %d, "answered": %d, "graphql_errors": %d,'
+      .. ' "overloaded": %d,'
       .. ' "connect_errors": %d, "read_errors": %d, "write_errors": %d, "status_errors": %d,'
       .. ' "timeouts": %d, "p50_us": %d, "p95_us": %d, "p99_us": %d, "max_us": %d,'
       .. ' "mean_us": %.1f}\n',
-    summary.requests, summary.duration, checked, failed, e.connect, e.read, e.write, e.status,
+    summary.requests, summary.duration, checked, failed, refused, e.connect, e.read, e.write, e.status,
     e.timeout, latency:percentile(50), latency:percentile(95), latency:percentile(99),
     latency.max, latency.mean))
 end

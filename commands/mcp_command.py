@@ -52,7 +52,7 @@ async def serve_stdio(settings: Settings) -> int:
         async def caller_of(request: Request | None) -> tuple[AnswerContext, Grant]:
             return await services.checked_answer_context(), grant
 
-        server = create_server(caller_of, settings.mcp_max_result_chars)
+        server = create_server(caller_of, settings.mcp_max_result_chars, settings.graphql_max_cost)
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
     return EXIT_OK

@@ -8,7 +8,7 @@ workspace filter unless the request names one.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from contract.errors import Forbidden, Malformed
 from contract.identifiers import is_canonical_uuid
@@ -22,14 +22,18 @@ class Grant:
     """What authentication granted: a set of workspaces, or every workspace."""
 
     workspaces: frozenset[str] | None  # None: every workspace (AUTH_MODE=none)
+    # Who the caller is, for its rate limit (api/rate_limit.py): an API key's digest or a JWT's
+    # subject, never a credential; None: the one shared identity of AUTH_MODE=none. Two grants
+    # of the same workspaces are equal whoever holds them.
+    subject: str | None = field(default=None, compare=False)
 
     @classmethod
     def everything(cls) -> Grant:
         return cls(None)
 
     @classmethod
-    def of(cls, workspaces: Sequence[str]) -> Grant:
-        return cls(frozenset(workspaces))
+    def of(cls, workspaces: Sequence[str], subject: str | None = None) -> Grant:
+        return cls(frozenset(workspaces), subject)
 
     def allows(self, workspace: str) -> bool:
         return self.workspaces is None or workspace in self.workspaces

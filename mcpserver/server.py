@@ -16,12 +16,14 @@ from mcp.server.lowlevel import Server
 from starlette.requests import Request
 
 from answers.context import AnswerContext
-from contract.errors import EvidenceGraphError, Internal, Malformed
+from contract.errors import CostLimitExceeded, EvidenceGraphError, Internal, Malformed
+from contract.query_costs import DEFAULT_MAX_COST
 from contract.scope import Grant
 from mcpserver.answering import ANSWERERS
 from mcpserver.arguments import Arguments
 from mcpserver.error_advice import advice, agent_message, error_text
 from mcpserver.fitting import fit
+from mcpserver.tool_costs import tool_cost
 from mcpserver.tools import TOOLS
 
 log = logging.getLogger(__name__)
@@ -66,11 +68,15 @@ async def call_tool(
     name: str,
     arguments: dict[str, Any] | None,
     max_chars: int,
+    max_cost: int,
 ) -> types.CallToolResult:
     answerer = ANSWERERS.get(name)
     try:
         if answerer is None:
             raise Malformed("name", "no such tool; tools/list names them")
+        cost = tool_cost(name, arguments)
+        if cost > max_cost:  # priced before anything is read, as a GraphQL document is
+            raise CostLimitExceeded(cost, max_cost)
         context, grant = await caller_of(request)
         answer = await answerer(context, grant, Arguments(arguments))
     except EvidenceGraphError as error:
@@ -85,7 +91,10 @@ async def call_tool(
     )
 
 
-def create_server(caller_of: CallerOf, max_chars: int) -> Server[Any, Request]:
+def create_server(
+    caller_of: CallerOf, max_chars: int, max_cost: int = DEFAULT_MAX_COST
+) -> Server[Any, Request]:
+    """`max_cost`: GRAPHQL_MAX_COST, which bounds tool calls as it bounds documents."""
     server: Server[Any, Request] = Server(SERVER_NAME, instructions=INSTRUCTIONS)
 
     @server.list_tools()  # type: ignore[no-untyped-call]
@@ -97,6 +106,6 @@ def create_server(caller_of: CallerOf, max_chars: int) -> Server[Any, Request]:
     @server.call_tool(validate_input=False)
     async def handle(name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
         request = server.request_context.request
-        return await call_tool(caller_of, request, name, arguments, max_chars)
+        return await call_tool(caller_of, request, name, arguments, max_chars, max_cost)
 
     return server

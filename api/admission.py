@@ -1,0 +1,121 @@
+"""Admission control (issue 27): at most `slots` operations execute at once in this process;
+up to `queue` more wait, first come first served, each at most `wait_seconds`. Past that the
+request is refused at once with OVERLOADED and `Retry-After`, never left to time out.
+
+Defaults come from the cores (api/settings.py, GRAPHQL_MAX_CONCURRENT_OPERATIONS): a request
+spends most of its time waiting for Neo4j, so a few operations per core keep the cores busy,
+and more only lengthen every answer.
+
+    >>> import asyncio
+    >>> async def two_at_once():
+    ...     admission = Admission(slots=1, queue=0, wait_seconds=1.0)
+    ...     async with admission.slot():
+    ...         async with admission.slot():
+    ...             pass
+    >>> asyncio.run(two_at_once())
+    Traceback (most recent call last):
+    contract.errors.Overloaded: The service is at capacity: ...
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections import deque
+from collections.abc import AsyncIterator
+from typing import Protocol
+
+from contract.errors import Overloaded
+
+RETRY_AFTER_SECONDS = 1
+
+
+class AdmissionObserver(Protocol):
+    """What `/metrics` shows of admission (api/metrics.py)."""
+
+    def changed(self, executing: int, waiting: int) -> None: ...
+    def waited(self, seconds: float) -> None: ...
+    def refused(self, reason: str) -> None: ...
+
+
+class Admission:
+    def __init__(
+        self,
+        slots: int,
+        queue: int,
+        wait_seconds: float,
+        observer: AdmissionObserver | None = None,
+    ) -> None:
+        self.slots = slots
+        self.queue = queue
+        self.wait_seconds = wait_seconds
+        self.executing = 0
+        self.waiters: deque[asyncio.Future[None]] = deque()
+        self.observer = observer
+
+    @property
+    def waiting(self) -> int:
+        return len(self.waiters)
+
+    @contextlib.asynccontextmanager
+    async def slot(self) -> AsyncIterator[float]:
+        """Hold one slot while the block runs; yields the seconds spent waiting for it."""
+        waited = await self._acquire()
+        if self.observer is not None:
+            self.observer.waited(waited)
+            self.observer.changed(self.executing, self.waiting)
+        try:
+            yield waited
+        finally:
+            self._release()
+            if self.observer is not None:
+                self.observer.changed(self.executing, self.waiting)
+
+    async def _acquire(self) -> float:
+        if self.executing < self.slots and not self.waiters:
+            self.executing += 1
+            return 0.0
+        if len(self.waiters) >= self.queue:
+            self._refuse("queue_full")
+        started = time.perf_counter()
+        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.waiters.append(waiter)
+        if self.observer is not None:
+            self.observer.changed(self.executing, self.waiting)
+        try:
+            await asyncio.wait_for(asyncio.shield(waiter), self.wait_seconds)
+        except TimeoutError:
+            if waiter.done() and not waiter.cancelled():
+                # Handed a slot just as the wait ran out: give it back to the next one.
+                self._release()
+            else:
+                waiter.cancel()
+                self._discard(waiter)
+            self._refuse("wait_expired")
+        except BaseException:
+            if waiter.done() and not waiter.cancelled():
+                self._release()
+            else:
+                waiter.cancel()
+                self._discard(waiter)
+            raise
+        return time.perf_counter() - started
+
+    def _release(self) -> None:
+        while self.waiters:
+            waiter = self.waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)  # the slot passes on: `executing` stays the same
+                return
+        self.executing -= 1
+
+    def _discard(self, waiter: asyncio.Future[None]) -> None:
+        with contextlib.suppress(ValueError):
+            self.waiters.remove(waiter)
+
+    def _refuse(self, reason: str) -> None:
+        if self.observer is not None:
+            self.observer.refused(reason)
+            self.observer.changed(self.executing, self.waiting)
+        raise Overloaded(RETRY_AFTER_SECONDS)

@@ -1,0 +1,163 @@
+"""Persisted operations (issue 27): Apollo's automatic persisted queries (APQ) and a
+trusted-documents mode. The request's `extensions.persistedQuery` is
+`{"version": 1, "sha256Hash": "<64 hex digits>"}`, the SHA-256 of the document's text.
+
+APQ (the default): a hash alone is answered from the documents this process has seen, or
+refused with PERSISTED_QUERY_NOT_FOUND and the message `PersistedQueryNotFound`, which Apollo's
+clients take as "send the text with the hash"; the hash and the text together are checked (the
+hash must be the text's) and the text kept. What is kept is bounded: `KEPT_DOCUMENTS` documents
+of at most `KEPT_DOCUMENT_CHARS` characters each, the least recently used forgotten first.
+
+Trusted documents (GRAPHQL_TRUSTED_DOCUMENTS=<manifest>): only the manifest's documents run,
+sent by hash or by their exact text; anything else is QUERY_NOT_IN_SAFELIST (an unknown hash
+alone: PERSISTED_QUERY_NOT_FOUND), and nothing is learned from requests. The manifest is
+Apollo's persisted query manifest format (`examples/persisted-query-manifest.json` is the
+examples' own, written by `python -m api.persisted_queries examples`):
+
+    {"format": "apollo-persisted-query-manifest", "version": 1,
+     "operations": [{"id": "<sha256 of body>", "name": "…", "type": "query", "body": "…"}]}
+
+Each body is the document as graphql-js prints it (graphql-core's `print_ast` prints the same),
+which is what Apollo Client hashes. A request whose document is resolved here then runs the one
+parse, validation and pricing that api/graphql_document.py and api/query_cost.py keep per
+document text: a known hash skips all three.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sys
+from collections import OrderedDict
+from collections.abc import Mapping
+from pathlib import Path
+
+from graphql import OperationDefinitionNode, parse, print_ast
+
+from api.setting_kinds import SettingsError
+from contract.errors import Malformed, PersistedQueryNotFound, QueryNotInSafelist
+
+KEPT_DOCUMENTS = 1000
+KEPT_DOCUMENT_CHARS = 16_384
+SHA256_HEX = re.compile(r"[0-9a-f]{64}")
+MANIFEST_FORMAT = "apollo-persisted-query-manifest"
+MANIFEST_NAME = "persisted-query-manifest.json"
+
+
+def sha256_hex(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def requested_hash(extensions: Mapping[str, object] | None) -> str | None:
+    """The `persistedQuery` hash a request names, or None; MALFORMED when it names one badly."""
+    if not extensions or "persistedQuery" not in extensions:
+        return None
+    persisted = extensions["persistedQuery"]
+    if not isinstance(persisted, dict) or persisted.get("version") != 1:
+        raise Malformed("extensions.persistedQuery", 'must be {"version": 1, "sha256Hash": …}')
+    digest = persisted.get("sha256Hash")
+    if not isinstance(digest, str) or not SHA256_HEX.fullmatch(digest):
+        raise Malformed("extensions.persistedQuery.sha256Hash", "must be 64 lowercase hex digits")
+    return digest
+
+
+class PersistedQueries:
+    def __init__(self, trusted: Mapping[str, str] | None = None) -> None:
+        self.trusted = dict(trusted) if trusted is not None else None
+        self.kept: OrderedDict[str, str] = OrderedDict()
+
+    def resolve(self, query: str | None, extensions: Mapping[str, object] | None) -> str | None:
+        """The document text the request runs; raises the request's coded error."""
+        digest = requested_hash(extensions)
+        if self.trusted is not None:
+            return self._trusted(query, digest)
+        if digest is None:
+            return query
+        if query is None:
+            known = self.kept.get(digest)
+            if known is None:
+                raise PersistedQueryNotFound
+            self.kept.move_to_end(digest)
+            return known
+        if sha256_hex(query) != digest:
+            raise Malformed(
+                "extensions.persistedQuery.sha256Hash", "must be the SHA-256 of `query`"
+            )
+        if len(query) <= KEPT_DOCUMENT_CHARS:
+            self.kept[digest] = query
+            self.kept.move_to_end(digest)
+            while len(self.kept) > KEPT_DOCUMENTS:
+                self.kept.popitem(last=False)
+        return query
+
+    def _trusted(self, query: str | None, digest: str | None) -> str | None:
+        assert self.trusted is not None
+        if query is None:
+            if digest is None:
+                return None
+            known = self.trusted.get(digest)
+            if known is None:
+                raise PersistedQueryNotFound
+            return known
+        if sha256_hex(query) not in self.trusted or (
+            digest is not None and digest != sha256_hex(query)
+        ):
+            raise QueryNotInSafelist
+        return query
+
+
+# The manifest --------------------------------------------------------------------------------
+
+
+def load_manifest(path: Path) -> dict[str, str]:
+    """hash → body of a trusted-documents manifest; a SettingsError names what is wrong."""
+    where = f"GRAPHQL_TRUSTED_DOCUMENTS={path}"
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise SettingsError(f"{where} cannot be read: {error.strerror or error}") from None
+    except ValueError as error:
+        raise SettingsError(f"{where} is not valid JSON: {error}") from None
+    operations = document.get("operations") if isinstance(document, dict) else None
+    if document.get("format") != MANIFEST_FORMAT or not isinstance(operations, list):
+        raise SettingsError(f'{where} must be a manifest of format "{MANIFEST_FORMAT}".')
+    trusted = {}
+    for number, operation in enumerate(operations, start=1):
+        body = operation.get("body") if isinstance(operation, dict) else None
+        if not isinstance(body, str) or operation.get("id") != sha256_hex(body):
+            raise SettingsError(f"{where}: operation #{number} needs a `body` and its sha256 `id`.")
+        trusted[operation["id"]] = body
+    return trusted
+
+
+def manifest_of(texts: list[str]) -> dict[str, object]:
+    """The manifest of these documents, each body printed as graphql-js prints it."""
+    operations = []
+    for text in texts:
+        document = parse(text)
+        body = print_ast(document)
+        for definition in document.definitions:
+            if isinstance(definition, OperationDefinitionNode):
+                operations.append(
+                    {
+                        "id": sha256_hex(body),
+                        "name": definition.name.value if definition.name else None,
+                        "type": definition.operation.value,
+                        "body": body,
+                    }
+                )
+    operations.sort(key=lambda operation: str(operation["name"]))
+    return {"format": MANIFEST_FORMAT, "version": 1, "operations": operations}
+
+
+def write_manifest(folder: Path) -> Path:
+    """`folder`'s *.graphql documents' manifest, written as `folder`/MANIFEST_NAME."""
+    texts = [path.read_text(encoding="utf-8") for path in sorted(folder.glob("*.graphql"))]
+    target = folder / MANIFEST_NAME
+    target.write_text(json.dumps(manifest_of(texts), indent=2) + "\n", encoding="utf-8")
+    return target
+
+
+if __name__ == "__main__":
+    print(write_manifest(Path(sys.argv[1] if len(sys.argv) > 1 else "examples")))

@@ -1,0 +1,76 @@
+"""Rate limits per caller, in cost points per minute (issue 27, "Rate limits"): a token bucket
+for each caller, holding at most one minute's points and refilled continuously. A request takes
+its static cost (api/query_cost.py) from its caller's bucket before it runs; when the bucket
+holds less, the request is RATE_LIMITED with the whole seconds until it would hold enough.
+
+Callers are told apart by `Grant.subject`: the API key (its digest) or the JWT's `sub`; with
+AUTH_MODE=none every caller is one shared identity, `anonymous`. Off unless
+GRAPHQL_RATE_LIMIT_PER_MINUTE is set.
+
+The buckets live in this process (docs/operations.md, "Rate limits": with N workers or
+replicas a caller gets up to N times the rate; what to do when that matters). Buckets of callers
+that are full again are forgotten, so memory follows the callers active in the last minute.
+
+    >>> clock = iter([0.0, 0.0, 30.0]).__next__
+    >>> limits = RateLimits(per_minute=600, clock=clock)
+    >>> limits.charge("key:a", 600)       # a full bucket: one minute's points
+    >>> limits.charge("key:a", 400)       # 30 s later: 300 points back, 400 asked
+    Traceback (most recent call last):
+    contract.errors.RateLimited: Rate limit reached: ...
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from contract.errors import RateLimited
+
+ANONYMOUS = "anonymous"
+FORGET_EVERY = 1024  # charges between sweeps of full buckets
+
+
+@dataclass
+class _Bucket:
+    points: float
+    updated: float
+
+
+class RateLimits:
+    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.per_minute = per_minute
+        self.per_second = per_minute / 60.0
+        self.clock = clock
+        self.buckets: dict[str, _Bucket] = {}
+        self.charges = 0
+
+    def available(self, caller: str | None) -> int:
+        """The points the caller may spend now (for `extensions.cost`)."""
+        bucket = self.buckets.get(caller or ANONYMOUS)
+        if bucket is None:
+            return self.per_minute
+        return int(self._refilled(bucket, self.clock()))
+
+    def charge(self, caller: str | None, cost: int) -> None:
+        """Take `cost` points from the caller's bucket, or raise RateLimited (nothing taken)."""
+        now = self.clock()
+        key = caller or ANONYMOUS
+        bucket = self.buckets.get(key)
+        points = self.per_minute if bucket is None else self._refilled(bucket, now)
+        if cost > points:
+            wait = (cost - points) / self.per_second
+            raise RateLimited(cost, self.per_minute, max(1, math.ceil(wait)))
+        self.buckets[key] = _Bucket(points - cost, now)
+        self.charges += 1
+        if self.charges % FORGET_EVERY == 0:
+            self._forget_full(now)
+
+    def _refilled(self, bucket: _Bucket, now: float) -> float:
+        return min(self.per_minute, bucket.points + (now - bucket.updated) * self.per_second)
+
+    def _forget_full(self, now: float) -> None:
+        full = [k for k, b in self.buckets.items() if self._refilled(b, now) >= self.per_minute]
+        for key in full:
+            del self.buckets[key]

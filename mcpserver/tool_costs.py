@@ -1,0 +1,98 @@
+"""What an MCP tool call costs, priced by the GraphQL fields it answers as (issue 27: "the
+same costs bound MCP tool calls"), from contract/query_costs.py's one table: each tool is the
+selection a GraphQL client would send for the same answer, with the call's arguments.
+
+A call over GRAPHQL_MAX_COST is a COST_LIMIT_EXCEEDED tool error before anything is read
+(mcpserver/server.py). Arguments are the agent's, unchecked: the table's rules clamp them.
+
+    >>> tool_cost("search_entities", {"limit": 10})
+    150
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from contract.arguments import SUPPORT_LIMIT
+from contract.query_costs import Selected, argument_value, selection_cost
+from mcpserver.tools import ENTITY_RELATIONS, MAX_ENTITY_IDS
+
+
+def _passages(parent: str, field: str, arguments: Mapping[str, Any]) -> Selected:
+    document = Selected("Passage", "document", {}, True)
+    return Selected(parent, field, arguments, True, (document,))
+
+
+def _entity(parent: str, field: str) -> Selected:
+    return Selected(parent, field, {}, True)
+
+
+def _search_entities(arguments: Mapping[str, Any]) -> list[Selected]:
+    hits = (_entity("EntityHit", "entity"), _passages("EntityHit", "evidence", {}))
+    return [Selected("Query", "searchEntities", arguments, True, hits)]
+
+
+def _search_passages(arguments: Mapping[str, Any]) -> list[Selected]:
+    hits = (_passages("PassageHit", "passage", {}),)
+    return [Selected("Query", "searchPassages", arguments, True, hits)]
+
+
+def _walk(arguments: Mapping[str, Any]) -> list[Selected]:
+    edge = (
+        _entity("Edge", "source"),
+        _entity("Edge", "target"),
+        _passages("Edge", "evidence", {}),
+    )
+    result = (
+        _entity("WalkResult", "start"),
+        _entity("WalkResult", "nodes"),
+        Selected("WalkResult", "edges", {}, True, edge),
+    )
+    return [Selected("Query", "walk", arguments, True, result)]
+
+
+def _entity_with_evidence(arguments: Mapping[str, Any]) -> Selected:
+    limit = {"limit": arguments.get("supportLimit", SUPPORT_LIMIT.default)}
+    return Selected("Query", "entity", {}, True, (_passages("Entity", "evidence", limit),))
+
+
+def _get_entity(arguments: Mapping[str, Any]) -> list[Selected]:
+    """The entity with its evidence, and a depth-1 walk of `maxEdges` relations from it."""
+    edges = argument_value(arguments, "maxEdges", ENTITY_RELATIONS)
+    walk = {"depth": 1, "maxNodes": edges + 1, "maxEdges": edges}
+    return [_entity_with_evidence(arguments), *_walk(walk)]
+
+
+def _get_entities(arguments: Mapping[str, Any]) -> list[Selected]:
+    ids = arguments.get("ids")
+    count = min(len(ids), MAX_ENTITY_IDS) if isinstance(ids, list) else MAX_ENTITY_IDS
+    return [_entity_with_evidence(arguments)] * max(count, 1)
+
+
+def _passage(_: Mapping[str, Any]) -> list[Selected]:
+    return [_passages("Query", "passage", {})]
+
+
+def _labels(_: Mapping[str, Any]) -> list[Selected]:
+    return [Selected("Query", "entityLabels", {}, True)]
+
+
+SELECTIONS: dict[str, Callable[[Mapping[str, Any]], list[Selected]]] = {
+    "search_entities": _search_entities,
+    "search_passages": _search_passages,
+    "walk": _walk,
+    "get_entity": _get_entity,
+    "get_entities": _get_entities,
+    "get_passage": _passage,
+    "entity_labels": _labels,
+    "describe_graph": _labels,
+}
+
+
+def tool_cost(name: str, arguments: Mapping[str, Any] | None) -> int:
+    """The static cost of one call; 0 for a tool not priced here (refused as unknown)."""
+    selection = SELECTIONS.get(name)
+    if selection is None:
+        return 0
+    return selection_cost(selection(arguments if isinstance(arguments, Mapping) else {}))
