@@ -16,8 +16,8 @@ none of that name, of the fields around it: `EntityHit.evidence` returns at most
 rule here (tests/test_query_cost.py fails otherwise), so a new field is priced when it is added:
 a paged list is one line, e.g.
 
-    ("Entity", "evidencePage"): CostRule(reads=ONE, items=argument("first", PAGE_FIRST)),
-    ("PassageConnection", "nodes"): CostRule(items=argument("first", PAGE_FIRST)),
+    ("Entity", "evidencePage"): CostRule(reads=ONE),
+    ("PassageConnection", "nodes"): CostRule(items=argument("first", DOCUMENT_PAGE_SIZE)),
 
 Argument values come from the client: a rule reads an integer only through `argument`, which
 clamps it into the argument's range (a value outside it is refused as MALFORMED before any
@@ -32,7 +32,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from contract.arguments import (
+    DOCUMENT_PAGE_SIZE,
     EVIDENCE_LIMIT,
+    MENTIONS_LIMIT,
     SEARCH_LIMIT,
     SUPPORT_LIMIT,
     WALK_DEPTH,
@@ -155,6 +157,14 @@ COSTS: dict[tuple[str, str], CostRule] = {
     ("Entity", "evidence"): CostRule(reads=ONE, items=argument("limit", EVIDENCE_LIMIT)),
     ("Entity", "labels"): FREE,
     ("Passage", "document"): CostRule(reads=ONE),
+    ("Passage", "mentions"): CostRule(reads=ONE, items=argument("limit", MENTIONS_LIMIT)),
+    # The paged fields: one read each, a page of `first` passages. A page's `nodes` cannot tell
+    # which field it is under, so an absent `first` is priced at the larger default (20).
+    ("Entity", "evidencePage"): CostRule(reads=ONE),
+    ("Edge", "evidencePage"): CostRule(reads=ONE),
+    ("Document", "passages"): CostRule(reads=ONE),
+    ("PassageConnection", "nodes"): CostRule(items=argument("first", DOCUMENT_PAGE_SIZE)),
+    ("PassageConnection", "pageInfo"): FREE,
 }
 
 
