@@ -81,14 +81,14 @@ async def test_the_inspector_cli_lists_the_tools_and_searches_the_demo_data(
             url,
             transcript,
             *("--method", "tools/call", "--tool-name", "get_entity"),
-            *("--tool-arg", f"id={ALEX_MERCER}", "--tool-arg", "maxEdges=3"),
+            *("--tool-arg", f"id={ALEX_MERCER}", "--tool-arg", "maxEdges=2"),
             *("--tool-arg", "supportLimit=1"),
         )
         walked = await inspector(
             url,
             transcript,
             *("--method", "tools/call", "--tool-name", "walk"),
-            *("--tool-arg", f"entityId={ALEX_MERCER}", "--tool-arg", "maxEdges=3"),
+            *("--tool-arg", f"entityId={ALEX_MERCER}", "--tool-arg", "maxEdges=2"),
         )
         shape = await inspector(
             url, transcript, *("--method", "tools/call", "--tool-name", "describe_graph")
@@ -117,9 +117,10 @@ async def test_the_inspector_cli_lists_the_tools_and_searches_the_demo_data(
     assert found["structuredContent"]["documents"][cited["documentId"]]["workspace"] == "demo"
     assert "ALEX MERCER" in found["content"][0]["text"]
     assert entity["structuredContent"]["entity"]["name"] == "ALEX MERCER"
-    assert len(entity["structuredContent"]["relations"]["edges"]) == 3
+    # Two relations, each with its description (a claim) and evidence, fit MCP_MAX_RESULT_CHARS.
+    assert len(entity["structuredContent"]["relations"]["edges"]) == 2
     edges = walked["structuredContent"]["edges"]
-    assert len(edges) == 3 and all(e["kind"] == "ASSERTION" and e["evidenceIds"] for e in edges)
+    assert len(edges) == 2 and all(e["kind"] == "ASSERTION" and e["evidenceIds"] for e in edges)
     assert "EDGES" in walked["structuredContent"]["truncatedBy"]
     first_page = [edge["id"] for edge in cut["structuredContent"]["edges"]]
     next_page = [edge["id"] for edge in following["structuredContent"]["edges"]]
