@@ -221,6 +221,14 @@ def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], neo
     return Cli(monkeypatch, capsys, neo4j_uri)
 
 
+def without_cost(body: dict[str, Any]) -> dict[str, Any]:
+    """A response body without the static cost every answer reports in `extensions.cost`
+    (contract §7; docs/operations.md, "The front door"): for tests that compare whole answers."""
+    extensions = {k: v for k, v in (body.get("extensions") or {}).items() if k != "cost"}
+    rest = {k: v for k, v in body.items() if k != "extensions"}
+    return {**rest, "extensions": extensions} if extensions else rest
+
+
 def without_request_ids(body: Any) -> Any:
     """A response body as it reads without the request id every error carries in
     `extensions.requestId` (docs/operations.md), which differs per request: for tests that

@@ -47,13 +47,14 @@ def bounded_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSe
 
 @pytest.fixture
 async def bounded(bounded_server: LocalServer) -> AsyncIterator[Graph]:
-    """A graph on the bounded server, emptied, with the constraints and indexes jobs use."""
+    """A graph on the bounded server, emptied (in transactions small enough for its limit), with
+    the constraints and indexes jobs use."""
     async with neo4j.AsyncGraphDatabase.driver(
         bounded_server.bolt_uri, auth=None, notifications_min_severity="OFF"
     ) as driver:
         graph = Graph(driver)
         await graph.auto_commit(
-            "MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 1000 ROWS", {}
+            "MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 100 ROWS", {}
         )
         await apply_constraints(graph)
         yield graph
