@@ -128,18 +128,7 @@ def mentions_in_order(
         f" WHERE {mention}.orderEntityId"
     )
     rest = f" AND {mention}.orderPosition IS NOT NULL AND {mention}.orderPassageId IS NOT NULL"
-    # With every shape in one statement, each reads nothing unless the scope is its own: a
-    # null key, an empty UNWIND (a filter on parameters alone may be planned after the read).
-    everywhere_key = (
-        f"CASE WHEN $scopeWorkspaces IS NULL AND $scopeDocumentIds IS NULL THEN {entity}.id END"
-        if shape is None
-        else f"{entity}.id"
-    )
-    workspaces = (
-        "CASE WHEN $scopeDocumentIds IS NULL THEN $scopeWorkspaces END"
-        if shape is None
-        else "$scopeWorkspaces"
-    )
+    everywhere_key, workspaces = _shape_inputs(entity, shape)
     branches = {
         "everywhere": (
             f"WITH {imports}, {everywhere_key} AS {chunk}Key"
@@ -238,16 +227,7 @@ def _mentions_after(
     merged = (
         f" WITH {chunk}, {document}, {mention} ORDER BY {order}{cut} RETURN {chunk}, {document}"
     )
-    everywhere_key = (
-        f"CASE WHEN $scopeWorkspaces IS NULL AND $scopeDocumentIds IS NULL THEN {entity}.id END"
-        if shape is None
-        else f"{entity}.id"
-    )
-    workspaces = (
-        "CASE WHEN $scopeDocumentIds IS NULL THEN $scopeWorkspaces END"
-        if shape is None
-        else "$scopeWorkspaces"
-    )
+    everywhere_key, workspaces = _shape_inputs(entity, shape)
     branches = {
         "everywhere": (
             f"WITH {imports}, {everywhere_key} AS {chunk}Key "
@@ -282,6 +262,21 @@ def _mentions_after(
     }
     chosen = SHAPES if shape is None else (shape,)
     return f"CALL ({imports}) {{ " + " UNION ALL ".join(branches[s] for s in chosen) + " }"
+
+
+def _shape_inputs(
+    entity: LiteralString, shape: ScopeShape | None
+) -> tuple[LiteralString, LiteralString]:
+    """The entity key the "everywhere" branch seeks and the workspaces the "workspaces" branch
+    unwinds. With every shape in one statement (`shape` None), each reads nothing unless the
+    scope is its own: a null key, an empty UNWIND (a filter on parameters alone may be planned
+    after the read)."""
+    if shape is not None:
+        return f"{entity}.id", "$scopeWorkspaces"
+    return (
+        f"CASE WHEN $scopeWorkspaces IS NULL AND $scopeDocumentIds IS NULL THEN {entity}.id END",
+        "CASE WHEN $scopeDocumentIds IS NULL THEN $scopeWorkspaces END",
+    )
 
 
 def _document_of(chunk: LiteralString, document: LiteralString, where: LiteralString) -> str:
