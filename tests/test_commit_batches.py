@@ -60,10 +60,13 @@ async def bounded(bounded_server: LocalServer) -> AsyncIterator[Graph]:
         yield graph
 
 
-async def large_line(graph: Graph) -> jobs.Job:
-    """A RUNNING job whose staging is far larger than one transaction may hold."""
+async def large_line(graph: Graph, entities_count: int = ENTITIES) -> jobs.Job:
+    """A RUNNING job staging `entities_count` new entities (by default far more than one
+    transaction may hold), each mentioned by its own passage and related to the next."""
     job = await jobs.begin_job(graph, new_id(), "acme")
-    passages = [{"id": new_id(), "position": n, "text": f"passage {n}"} for n in range(ENTITIES)]
+    passages = [
+        {"id": new_id(), "position": n, "text": f"passage {n}"} for n in range(entities_count)
+    ]
     entities = [
         {
             "id": new_id(),
@@ -73,7 +76,7 @@ async def large_line(graph: Graph) -> jobs.Job:
             "embedding": unit_vector(DIMENSION, n),
             "mentions": [passages[n]["id"]],
         }
-        for n in range(ENTITIES)
+        for n in range(entities_count)
     ]
     relations = [
         {
@@ -83,9 +86,9 @@ async def large_line(graph: Graph) -> jobs.Job:
             "target": entities[n + 1]["id"],
             "passageIds": [passages[n]["id"]],
         }
-        for n in range(ENTITIES - 1)
+        for n in range(entities_count - 1)
     ]
-    for first in range(0, ENTITIES, 250):  # the loader's staging is batched too
+    for first in range(0, entities_count, 250):  # the loader's staging is batched too
         await jobs.write_passages(graph, job, passages[first : first + 250])
         await jobs.write_entities(graph, job, entities[first : first + 250])
         await jobs.write_relations(graph, job, relations[first : first + 250])
@@ -120,9 +123,10 @@ async def test_the_first_step_leaves_the_second_only_what_changes_stored_things(
     bounded: Graph,
 ) -> None:
     """A new entity or relation whose mentions or passages are all the job's own is created
-    whole by the first step: its staging is gone before the version's transaction."""
+    whole by the first step: its staging is gone before the version's transaction. Two
+    batches show it, the second partial."""
     graph = bounded
-    job = await large_line(graph)
+    job = await large_line(graph, jobs.LINK_BATCH + 1)
     await jobs.commit_first_step(graph, job)
     [row] = await graph.read(
         "RETURN COUNT { MATCH (s) WHERE s:StagedEntity OR s:StagedRelation } AS staged,"
