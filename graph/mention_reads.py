@@ -56,7 +56,12 @@ def any_mention(
 ) -> LiteralString:
     """Whether `entity` mentions a `chunk` of a `document` for which `where` holds (clauses
     may follow it); stops at the first. `where` must hold the scope's filter: the seeks only
-    narrow what is read."""
+    narrow what is read.
+
+    An entity read in order is read in evidence order in every shape, `everywhere` too: read
+    the plain way, in store order, a hub whose first mentions are superseded passages would be
+    read through all of them before the first visible one, so what the check costs would
+    depend on how the store happened to lay the mentions out."""
     mention = chunk + "Mention"
     in_workspaces = (
         f"{mention}.orderEntityWorkspace IN"
@@ -76,21 +81,27 @@ def any_mention(
         f" AND {mention}.orderDocumentId IS NOT NULL AND {mention}.orderPosition IS NOT NULL"
         f" AND {mention}.orderPassageId IS NOT NULL{then} }}"
     )
+    by_entity = (
+        f"EXISTS {{ MATCH ()-[{mention}:MENTIONED_IN]->({chunk}){seek_hint(mention, ENTITY_KEY)}"
+        f" WHERE {mention}.orderEntityId = {entity}.id AND {mention}.orderDocumentId >= ''"
+        f" AND {mention}.orderPosition IS NOT NULL AND {mention}.orderPassageId IS NOT NULL"
+        f"{then} }}"
+    )
     plain = (
         f"EXISTS {{ MATCH ({entity})-[:MENTIONED_IN]->({chunk}:Chunk)"
         f"<-[:HAS_PART]-({document}:Document) WHERE {where} }}"
     )
     if shape == "everywhere":
-        return plain
+        return f"CASE WHEN {in_order(entity)} THEN {by_entity} ELSE {plain} END"
     if shape == "workspaces":
         return f"CASE WHEN {in_order(entity)} THEN {by_workspaces} ELSE {plain} END"
     if shape == "documents":
         return f"CASE WHEN {in_order(entity)} THEN {by_documents} ELSE {plain} END"
     return (
-        "CASE WHEN ($scopeWorkspaces IS NULL AND $scopeDocumentIds IS NULL)"
-        f" OR NOT {in_order(entity)} THEN {plain}"
+        f"CASE WHEN NOT {in_order(entity)} THEN {plain}"
         f" WHEN $scopeDocumentIds IS NOT NULL THEN {by_documents}"
-        f" ELSE {by_workspaces} END"
+        f" WHEN $scopeWorkspaces IS NOT NULL THEN {by_workspaces}"
+        f" ELSE {by_entity} END"
     )
 
 

@@ -22,6 +22,7 @@ from graph.driver import Graph
 from graph.graph_schema import apply_schema
 from graph.passage_pages import PageRequest
 from tests.support.graph_builder import new_id
+from tests.support.plan_statistics import settle_plans
 from tests.test_hub_reads import ProfiledGraph, write_hub
 
 SIZES = tuple(int(size) for size in os.environ.get("PAGE_HUB_SIZES", "500,5000").split(","))
@@ -52,7 +53,7 @@ async def test_an_entity_page_costs_the_same_at_500_and_5000_mentions(graph: Gra
     await apply_schema(graph, 8, labels=["Person"])
     report = await mention_order.order_mentions(graph)
     assert report.in_order == len(SIZES)
-    await graph.auto_commit("CALL db.clearQueryCaches()", {})
+    await settle_plans(graph)
     hits: dict[tuple[str, str, int], int] = {}
     for size, hub in hubs.items():
         [first_document] = await graph.read(FIRST_DOCUMENT, {"id": hub})
@@ -106,7 +107,7 @@ async def test_a_document_page_costs_the_same_at_500_and_5000_passages(graph: Gr
         documents[size] = new_id()
         await graph.write(WRITE_DOCUMENT, {"id": documents[size], "size": size})
     await graph.auto_commit("CALL db.awaitIndexes(300)", {})
-    await graph.auto_commit("CALL db.clearQueryCaches()", {})
+    await settle_plans(graph)
     hits: dict[tuple[str, int], int] = {}
     for size, document_id in documents.items():
         [[first, _second]], _ = await page_hits(
@@ -153,7 +154,7 @@ async def test_a_passage_mentioned_by_many_entities_reads_each_name_once(graph: 
         await graph.write(
             WRITE_CROWDED_PASSAGE, {"document": new_id(), "passage": passages[size], "size": size}
         )
-    await graph.auto_commit("CALL db.clearQueryCaches()", {})
+    await settle_plans(graph)
     hits = {}
     for size, passage_id in passages.items():
         [entities], hits[size] = await page_hits(
