@@ -10,7 +10,8 @@ import pytest
 from contract.scope import Scope
 from graph.driver import Graph
 from graph.entity_search import EntityHitRecord
-from graph.graph_schema import apply_schema
+from graph.graph_schema import apply_schema, vector_index_name
+from graph.lexical_index import fulltext_index_name
 from graph.records import EntityRecord
 from loaders import create_loaders
 from resolvers.entity_hit import EntityHit
@@ -160,10 +161,17 @@ async def test_step2_a_populating_index_is_index_not_ready(
         "SHOW INDEXES YIELD name, state WHERE name = 'entity_embedding_vector_Bulk' RETURN state",
         {},
     )
-    assert states[0]["state"] == "POPULATING", "the index built too fast to observe"
-    error = await error_of(client, "ada", labels=["Bulk"])
-    assert error["extensions"]["code"] == "INDEX_NOT_READY"
-    assert error["extensions"]["state"] == "POPULATING"
+    try:
+        assert states[0]["state"] == "POPULATING", "the index built too fast to observe"
+        error = await error_of(client, "ada", labels=["Bulk"])
+        assert error["extensions"]["code"] == "INDEX_NOT_READY"
+        assert error["extensions"]["state"] == "POPULATING"
+    finally:
+        # The Bulk indexes go before the next test's wipe deletes the 400,000 nodes: a
+        # population left running, and every deletion applied to both indexes, cost that
+        # wipe most of its time.
+        for index in (vector_index_name("Bulk"), fulltext_index_name("Bulk")):
+            await graph.write("DROP INDEX $name IF EXISTS", {"name": index})
 
 
 # Seed step 3 / contract §3 lexical ------------------------------------------------------------
