@@ -14,7 +14,7 @@ fixture calls `private_server` and stops the server when the session ends:
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from localneo4j.errors import PortInUse
@@ -26,15 +26,28 @@ _PORT_ATTEMPTS = 3
 
 
 def private_server(
-    tmp_root: Path, *, wait_seconds: float = 180, log: Callable[[str], None] = print
+    tmp_root: Path,
+    *,
+    wait_seconds: float = 180,
+    log: Callable[[str], None] = print,
+    settings: Mapping[str, str] | None = None,
 ) -> LocalServer:
-    """Start a server in a fresh home under `tmp_root`, on a free loopback port."""
+    """Start a server in a fresh home under `tmp_root`, on a free loopback port, with
+    `settings` as extra neo4j.conf lines (`start`)."""
     for _ in range(_PORT_ATTEMPTS - 1):
         try:
-            return start(_fresh_home(tmp_root), port=0, wait_seconds=wait_seconds, log=log)
+            return start(
+                _fresh_home(tmp_root),
+                port=0,
+                wait_seconds=wait_seconds,
+                log=log,
+                settings=settings,
+            )
         except PortInUse as error:
             log(f"{str(error).splitlines()[0]} Retrying on another port.")
-    return start(_fresh_home(tmp_root), port=0, wait_seconds=wait_seconds, log=log)
+    return start(
+        _fresh_home(tmp_root), port=0, wait_seconds=wait_seconds, log=log, settings=settings
+    )
 
 
 def _fresh_home(tmp_root: Path) -> Path:

@@ -38,6 +38,16 @@ if TYPE_CHECKING:
 
 TEST_DIMENSION = 8
 
+# neo4j.conf lines of the session's own server. Every test wipes the graph, so each label's
+# node count swings between 0 and a few hundred from one test to the next: by default Neo4j
+# re-plans a cached statement whose statistics moved that much once 10 s have passed, and the
+# service's statements take 20-300 ms each to plan. An hour is longer than the whole suite:
+# a statement is planned again only when the plan cache is flushed (every index a test
+# creates or the wipe drops flushes it), never for statistics. Measured against a cold server
+# on test_entity_search, test_lookups_visibility, test_query_cost, test_statement_plans and
+# test_passage_pages (docs/benchmarks.md, "The test server"): 460 JVM CPU-s before, 366 after.
+TEST_SERVER_SETTINGS = {"dbms.cypher.min_replan_interval": "1h"}
+
 
 @pytest.fixture(scope="session")
 def session_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalServer | None]:
@@ -49,7 +59,7 @@ def session_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSe
     from localneo4j.pytest_server import private_server
     from localneo4j.server import stop
 
-    server = private_server(Path(tmp_path_factory.mktemp("neo4j")))
+    server = private_server(Path(tmp_path_factory.mktemp("neo4j")), settings=TEST_SERVER_SETTINGS)
     try:
         yield server
     finally:
