@@ -56,6 +56,9 @@ SPEC_CODES = {
     "UNAUTHENTICATED",
     "FORBIDDEN",
     "BACKEND_UNAVAILABLE",
+    # The front door's (contract §7): a drawn `limit` × `supportLimit` can price a search over
+    # GRAPHQL_MAX_COST, which is refused with this code before anything runs.
+    "COST_LIMIT_EXCEEDED",
 }
 LEAKS = re.compile(
     r"Traceback|neo4j|Cypher|MATCH \(|UNWIND |Neo\.ClientError|File \"|\.py\b|site-packages|/work/",
