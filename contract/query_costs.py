@@ -136,6 +136,7 @@ COSTS: dict[tuple[str, str], CostRule] = {
     ("Query", "entity"): CostRule(reads=ONE),
     ("Query", "passage"): CostRule(reads=ONE),
     ("Query", "entityLabels"): CostRule(reads=ONE),
+    ("Query", "grantedWorkspaces"): CostRule(reads=ONE),  # the grant, no graph read
     ("Query", "_entities"): CostRule(
         reads=ONE, items=count("representations", MAX_REPRESENTATIONS)
     ),

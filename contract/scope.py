@@ -38,6 +38,14 @@ class Grant:
     def allows(self, workspace: str) -> bool:
         return self.workspaces is None or workspace in self.workspaces
 
+    def listed(self) -> list[str] | None:
+        """The granted workspaces, sorted, as `grantedWorkspaces` answers; None for every one.
+
+        >>> Grant.of(["b", "a"]).listed(), Grant.everything().listed()
+        (['a', 'b'], None)
+        """
+        return None if self.workspaces is None else sorted(self.workspaces)
+
 
 @dataclass(frozen=True, slots=True)
 class Scope:

@@ -129,6 +129,15 @@ class Query(FederationQuery):
     async def entity_labels(self, info: Info) -> list[EntityLabel]:
         return await entity_labels(info)
 
+    @strawberry.field(
+        description=(
+            "The workspaces your credentials grant, sorted: the choices a `scope.workspaces` "
+            "may name. Null when they grant every workspace (AUTH_MODE=none). Reads no data."
+        )
+    )
+    def granted_workspaces(self, info: Info) -> list[str] | None:
+        return info.context.caller_grant().listed()
+
     walk: WalkResult = strawberry.field(
         resolver=walk,
         description=(

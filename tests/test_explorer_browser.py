@@ -185,14 +185,15 @@ async def test_the_journey_from_a_search_to_a_narrowed_walk_works_with_the_keybo
     for action in report["actions"]:
         if action["name"] == "edge evidence":
             assert action["requests"] == [], action
-        elif action["name"] == "reload":  # the label filter's choices, then the view
-            assert action["requests"] == ["ExplorerLabels", "ExplorerWalk"], action
+        elif action["name"] == "reload":  # the header's choices, then the view
+            assert action["requests"] == ["ExplorerChoices", "ExplorerWalk"], action
         else:
             assert len(action["requests"]) == 1, action
     # The token went as a bearer header, never into a link.
     assert all(r["authorization"] == f"Bearer {DEMO_KEY}" for r in report["requests"][1:])
     assert all(DEMO_KEY not in url for url in seen["urls"])
     assert serious(report) == {view: [] for view in report["axe"]}, report["axe"]
+    assert report["grammar"] == {view: [] for view in report["axe"]}, report["grammar"]
     for name in ("search", "entity", "walk", "edge", "truncated", "passage"):
         assert (SCREENSHOTS / f"{name}.png").stat().st_size > 10_000, name
 
@@ -228,6 +229,15 @@ async def test_two_tokens_see_different_graphs_and_a_hidden_entity_reads_as_miss
     )
     seen = report["seen"]
     first, second = seen["first"], seen["second"]
+    # Each token's scope panel lists its own grant, and a choice made with the keyboard narrows
+    # the view (one request) and is kept in the link.
+    assert first["granted"] == ["demo"] and second["granted"] == ["acme"]
+    assert first["grantedLegend"] == second["grantedLegend"] == ["Workspaces your token grants"]
+    for who, workspace in ((first, "demo"), (second, "acme")):
+        assert f"ws={workspace}" in who["scopedUrl"] and who["checkedAfter"] == [workspace]
+        assert who["scopedHits"] == who["hits"]
+    scoped = [a for a in report["actions"] if a["name"].startswith("scope ")]
+    assert [a["requests"] for a in scoped] == [["ExplorerSearch"], ["ExplorerSearch"]], scoped
     assert first["hits"] and second["hits"] == ["Alien Signal"]
     assert not set(first["hits"]) & set(second["hits"])
     assert all(doc.endswith("(demo)") for doc in first["documents"])
@@ -250,6 +260,7 @@ async def test_two_tokens_see_different_graphs_and_a_hidden_entity_reads_as_miss
     retry = next(a for a in report["actions"] if a["name"] == "retry")
     assert retry["requests"] == ["ExplorerSearch"]
     assert serious(report) == {view: [] for view in report["axe"]}, report["axe"]
+    assert report["grammar"] == {view: [] for view in report["axe"]}, report["grammar"]
 
 
 async def test_a_walk_of_500_nodes_is_drawn_and_answers_a_click(
@@ -273,5 +284,9 @@ async def test_a_walk_of_500_nodes_is_drawn_and_answers_a_click(
     large = report["seen"]["large"]
     assert large["nodes"] == 500 and large["edges"] == 499
     assert large["detailsHeading"] == "Hub"
+    # Counts agree with their nouns: one passage, no passages, five hundred entities.
+    assert large["summary"] == "500 entities, 499 relations"
+    assert large["edgeCounts"] == {"ASSERTION, 1 passage": 249, "PATH, 0 passages": 250}
+    assert report["grammar"] == {"walk 500": []}, report["grammar"]
     OUTPUT.mkdir(exist_ok=True)
     (OUTPUT / "explorer-500.json").write_text(json.dumps(large, indent=2))

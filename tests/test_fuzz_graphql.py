@@ -56,6 +56,9 @@ SPEC_CODES = {
     "UNAUTHENTICATED",
     "FORBIDDEN",
     "BACKEND_UNAVAILABLE",
+    # The front door's (contract §7): a drawn `limit` × `supportLimit` can price a search over
+    # GRAPHQL_MAX_COST, which is refused with this code before anything runs.
+    "COST_LIMIT_EXCEEDED",
 }
 LEAKS = re.compile(
     r"Traceback|neo4j|Cypher|MATCH \(|UNWIND |Neo\.ClientError|File \"|\.py\b|site-packages|/work/",
@@ -266,7 +269,8 @@ def test_fuzzed_operations_never_fail_or_leak(fuzz_service: Served, fuzz_graph: 
     }
     OUTPUT.write_text(json.dumps(summary, indent=2))
     assert not failures, failures[:5]
-    # Seven fields take arguments and send about that many each; `_service` takes none.
+    # The six fields that take arguments send about that many each; `_service`,
+    # `entityLabels` and `grantedWorkspaces` take none.
     assert sum(sent.values()) >= 5 * EXAMPLES_PER_OPERATION, summary
-    assert len(sent) == 8, sent  # every root field, `_entities` and `_service` included
+    assert len(sent) == 9, sent  # every root field, `_entities` and `_service` included
     assert "unexpected error" not in log and "Traceback" not in log, log[-3000:]

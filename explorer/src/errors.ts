@@ -14,10 +14,13 @@ function advice(error: ApiError): string {
         "wait until the index is ONLINE, then retry — or leave that label out of the filter."
       );
     case "FORBIDDEN": {
-      const refused = Array.isArray(ext["workspaces"]) ? ext["workspaces"].join(", ") : "";
+      const refused: unknown[] = Array.isArray(ext["workspaces"]) ? ext["workspaces"] : [];
+      const named = refused.length
+        ? `${refused.length === 1 ? "workspace" : "workspaces"} ${refused.map(String).join(", ")}`
+        : "a workspace the scope names";
       return (
-        `Your token is not granted ${refused ? `workspace ${refused}` : "a workspace the scope names"}. ` +
-        "Remove it from the scope, or use a token that grants it."
+        `Your token is not granted ${named}. ` +
+        `Remove ${refused.length > 1 ? "them" : "it"} from the scope, or use a token that grants ${refused.length > 1 ? "them" : "it"}.`
       );
     }
     case "UNAVAILABLE":

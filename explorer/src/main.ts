@@ -6,7 +6,7 @@ import { ApiError, currentToken, run, setToken } from "./api";
 import { h, replace } from "./dom";
 import { showEntity } from "./entity";
 import { errorPanel } from "./errors";
-import { ExplorerLabelsDocument, type ExplorerLabelsQuery } from "./gql/graphql";
+import { ExplorerChoicesDocument, type ExplorerChoicesQuery } from "./gql/graphql";
 import { go, startNavigation } from "./nav";
 import { showPassage } from "./passage";
 import { parseRoute, type Route } from "./route";
@@ -14,7 +14,10 @@ import { searchForm, showSearch } from "./search";
 import { showWalk } from "./walk";
 
 let route: Route = parseRoute(location.search);
-let labels: ExplorerLabelsQuery["entityLabels"] = [];
+let labels: ExplorerChoicesQuery["entityLabels"] = [];
+// The workspaces the token grants: a list, null for every workspace (AUTH_MODE=none), or
+// undefined while not known (no token yet, or the choices could not be read).
+let granted: string[] | null | undefined;
 let authenticationOn = currentToken() !== null;
 let labelsError: unknown = null;
 
@@ -45,12 +48,48 @@ function tokenForm(): HTMLFormElement | null {
   return form;
 }
 
-function scopeForm(): HTMLFormElement {
-  const field = (id: string, name: string, label: string, values: string[], hint: string) => [
-    h("label", { for: id }, label),
-    h("input", { id, name, type: "text", value: values.join(","), "aria-describedby": `${id}-hint` }),
-    h("span", { id: `${id}-hint`, class: "hint" }, hint),
+/** The workspace choices: one checkbox per workspace the token grants (none checked: all of
+ * them), plus any the link names that it does not grant, so they can be unchecked. A token that
+ * grants every workspace, or a grant not yet known, gets a text field instead. */
+function workspaceChoices(chosen: string[]): HTMLElement[] {
+  if (granted === null || granted === undefined) {
+    const hint =
+      granted === null ? "empty: every workspace (your token grants all)" : "empty: every workspace your token grants";
+    return [
+      h("label", { for: "scope-workspaces" }, "Workspaces"),
+      h("input", {
+        id: "scope-workspaces",
+        name: "ws",
+        type: "text",
+        value: chosen.join(","),
+        "aria-describedby": "scope-workspaces-hint",
+      }),
+      h("span", { id: "scope-workspaces-hint", class: "hint" }, hint),
+    ];
+  }
+  const names = [...new Set([...granted, ...chosen])].sort();
+  const grantedNames = new Set(granted);
+  return [
+    h(
+      "fieldset",
+      { class: "workspaces", "aria-describedby": "scope-workspaces-hint" },
+      h("legend", {}, "Workspaces your token grants"),
+      names.length
+        ? names.map((name) =>
+            h(
+              "label",
+              { class: "workspace-choice" },
+              h("input", { type: "checkbox", name: "ws", value: name, checked: chosen.includes(name) }),
+              grantedNames.has(name) ? name : `${name} (not granted)`,
+            ),
+          )
+        : h("span", { class: "hint" }, "Your token grants no workspace."),
+      h("span", { id: "scope-workspaces-hint", class: "hint" }, "none checked: all of them"),
+    ),
   ];
+}
+
+function scopeForm(): HTMLFormElement {
   const form = h(
     "form",
     { class: "scope" },
@@ -58,17 +97,27 @@ function scopeForm(): HTMLFormElement {
       "fieldset",
       {},
       h("legend", {}, "Scope"),
-      field("scope-workspaces", "ws", "Workspaces", route.scope.workspaces, "empty: every workspace your token grants"),
-      field("scope-documents", "docs", "Document ids", route.scope.documentIds, "empty: every document"),
+      workspaceChoices(route.scope.workspaces),
+      h("label", { for: "scope-documents" }, "Document ids"),
+      h("input", {
+        id: "scope-documents",
+        name: "docs",
+        type: "text",
+        value: route.scope.documentIds.join(","),
+        "aria-describedby": "scope-documents-hint",
+      }),
+      h("span", { id: "scope-documents-hint", class: "hint" }, "comma-separated; empty: every document"),
       h("button", { type: "submit" }, "Apply scope"),
     ),
   );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const data = new FormData(form);
+    // A checkbox sends one name, the text field a comma-separated list: read both alike.
     const list = (name: string) =>
-      String(data.get(name) ?? "")
-        .split(",")
+      data
+        .getAll(name)
+        .flatMap((value) => String(value).split(","))
         .map((item) => item.trim())
         .filter(Boolean);
     go({ view: route.view, scope: { workspaces: list("ws"), documentIds: list("docs") } });
@@ -120,14 +169,17 @@ function show(next: Route, focus = true): void {
   });
 }
 
-/** The label filter's choices (one request when the page opens or the token changes), then the
- * view the URL names. */
+/** The header's choices, labels and granted workspaces (one request when the page opens or the
+ * token changes), then the view the URL names. */
 async function start(): Promise<void> {
   labelsError = null;
   try {
-    labels = (await run(ExplorerLabelsDocument, {})).entityLabels;
+    const choices = await run(ExplorerChoicesDocument, {});
+    labels = choices.entityLabels;
+    granted = choices.grantedWorkspaces ?? null;
   } catch (error) {
     labels = [];
+    granted = undefined;
     labelsError = error;
     if (error instanceof ApiError && error.code === "UNAUTHENTICATED") authenticationOn = true;
   }

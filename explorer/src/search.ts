@@ -5,7 +5,8 @@
 import { run } from "./api";
 import { h, queryWords, replace } from "./dom";
 import { errorPanel } from "./errors";
-import { ExplorerSearchDocument, type ExplorerLabelsQuery, type ExplorerSearchQuery } from "./gql/graphql";
+import { counted } from "./counted";
+import { ExplorerSearchDocument, type ExplorerChoicesQuery, type ExplorerSearchQuery } from "./gql/graphql";
 import { link, navigate } from "./nav";
 import { passageList } from "./passages";
 import type { Scope, SearchMode, View } from "./route";
@@ -23,7 +24,7 @@ export function scopeInput(scope: Scope) {
 
 export function searchForm(
   view: SearchView | null,
-  labels: ExplorerLabelsQuery["entityLabels"],
+  labels: ExplorerChoicesQuery["entityLabels"],
 ): HTMLFormElement {
   const query = h("input", {
     id: "search-query",
@@ -128,7 +129,7 @@ export async function showSearch(target: HTMLElement, view: SearchView, scope: S
     replace(
       target,
       h("h2", { tabindex: -1, class: "view-title" }, `Results for “${view.query}”`),
-      h("p", { role: "status" }, `${hits.length} ${hits.length === 1 ? "entity" : "entities"} (${view.mode.toLowerCase()})`),
+      h("p", { role: "status" }, `${counted(hits.length, "entity", "entities")} (${view.mode.toLowerCase()})`),
       hits.length
         ? h("ol", { class: "hits" }, hits.map((hit, index) => hitItem(hit, words, index)))
         : h("p", { class: "empty" }, "Nothing in your scope matches."),

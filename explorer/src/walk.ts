@@ -9,6 +9,7 @@
 
 import type cytoscape from "cytoscape";
 import { run } from "./api";
+import { counted } from "./counted";
 import { h, replace } from "./dom";
 import { errorPanel } from "./errors";
 import { ExplorerWalkDocument, type ExplorerWalkQuery } from "./gql/graphql";
@@ -169,13 +170,13 @@ function truncationBanner(view: WalkView, merged: Merged): HTMLElement | null {
   const said: string[] = [];
   for (const bound of merged.truncatedBy) {
     if (bound === "NODES") {
-      said.push(`NODES: the walk reached its limit of ${b.maxNodes} entities`);
+      said.push(`NODES: the walk reached its limit of ${counted(b.maxNodes, "entity", "entities")}`);
       if (b.maxNodes < BOUND_LIMITS.maxNodes[1]) {
         const to = raised(b.maxNodes, BOUND_LIMITS.maxNodes);
         fix(`Raise max nodes to ${to}`, { ...b, maxNodes: to });
       }
     } else if (bound === "EDGES") {
-      said.push(`EDGES: the walk reached its limit of ${b.maxEdges} relations`);
+      said.push(`EDGES: the walk reached its limit of ${counted(b.maxEdges, "relation")}`);
       if (b.maxEdges < BOUND_LIMITS.maxEdges[1]) {
         const to = raised(b.maxEdges, BOUND_LIMITS.maxEdges);
         fix(`Raise max edges to ${to}`, { ...b, maxEdges: to });
@@ -184,7 +185,7 @@ function truncationBanner(view: WalkView, merged: Merged): HTMLElement | null {
       said.push(`DEPTH: there are relations beyond depth ${b.depth}`);
       if (b.depth < 2) fix("Walk to depth 2", { ...b, depth: 2 });
     } else if (bound === "CANDIDATES") {
-      said.push(`CANDIDATES: a step read its limit of ${b.maxCandidates} stored relations`);
+      said.push(`CANDIDATES: a step read its limit of ${counted(b.maxCandidates, "stored relation")}`);
       if (b.maxCandidates < BOUND_LIMITS.maxCandidates[1]) {
         const to = raised(b.maxCandidates, BOUND_LIMITS.maxCandidates);
         fix(`Raise max candidates to ${to}`, { ...b, maxCandidates: to });
@@ -247,7 +248,7 @@ function render(target: HTMLElement, view: WalkView, merged: Merged): void {
       h("h3", { tabindex: -1 }, `${name(edge.source.id)} —${edge.type}→ ${name(edge.target.id)}`),
       h("p", { class: `kind kind-${edge.kind.toLowerCase()}` }, edge.kind === "PATH"
         ? "PATH: stored, but no passage states it."
-        : `ASSERTION: stated by ${edge.evidence.length} passage${edge.evidence.length === 1 ? "" : "s"}.`),
+        : `ASSERTION: stated by ${counted(edge.evidence.length, "passage")}.`),
       passageList(edge.evidence, [], "No passage states this relation."),
     );
     details.querySelector<HTMLElement>("h3")?.focus();
@@ -272,7 +273,7 @@ function render(target: HTMLElement, view: WalkView, merged: Merged): void {
     class: "graph",
     id: "walk-graph",
     role: "img",
-    "aria-label": `Graph of ${nodes.length} entities and ${edges.length} relations around ${merged.start.name}; the lists below hold the same.`,
+    "aria-label": `Graph of ${counted(nodes.length, "entity", "entities")} and ${counted(edges.length, "relation")} around ${merged.start.name}; the lists below hold the same.`,
   });
   const nodeList = h(
     "ul",
@@ -300,7 +301,7 @@ function render(target: HTMLElement, view: WalkView, merged: Merged): void {
       const button = h(
         "button",
         { type: "button", class: `edge kind-${edge.kind.toLowerCase()}`, "data-id": edge.id },
-        `${name(edge.source.id)} —${edge.type}→ ${name(edge.target.id)} (${edge.kind}, ${edge.evidence.length} passages)`,
+        `${name(edge.source.id)} —${edge.type}→ ${name(edge.target.id)} (${edge.kind}, ${counted(edge.evidence.length, "passage")})`,
       );
       button.addEventListener("click", () => showEdge(edge.id));
       return h("li", {}, button);
@@ -313,7 +314,7 @@ function render(target: HTMLElement, view: WalkView, merged: Merged): void {
     h(
       "p",
       { role: "status", class: "walk-summary" },
-      `${nodes.length} entities, ${edges.length} relations` +
+      `${counted(nodes.length, "entity", "entities")}, ${counted(edges.length, "relation")}` +
         (view.expand.length ? `, ${view.expand.length} expanded` : "") +
         (view.bounds.relationTypes ? ` — only ${view.bounds.relationTypes.join(", ")}` : ""),
     ),

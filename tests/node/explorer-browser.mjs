@@ -22,6 +22,7 @@ const report = {
   requests: [], // every POST /graphql: {operationName, variables, authorization}
   actions: [], // {name, requests: [operationName…]}
   axe: {}, // view → [{id, impact, nodes}]
+  grammar: {}, // view → every "1 <plural noun>" the page printed (there should be none)
   seen: {},
 };
 
@@ -94,7 +95,18 @@ try {
     throw new Error(`Tab never reached ${selector} ${text ?? ""}`);
   }
 
+  // A count of one with a plural noun ("1 passages"), anywhere in the page's text or labels.
+  async function grammar(view) {
+    report.grammar[view] = await page.evaluate(() => {
+      const labels = [...document.querySelectorAll("[aria-label]")].map((e) => e.getAttribute("aria-label"));
+      const text = [document.body.innerText, ...labels].join("\n");
+      const wrong = /(?<![\d.,])\b1 (passages|entities|relations|stored relations|hits|workspaces|documents|labels|nodes|edges)\b/g;
+      return [...text.matchAll(wrong)].map((m) => m[0]);
+    });
+  }
+
   async function axe(view) {
+    await grammar(view);
     await page.evaluate(AXE_SOURCE);
     const violations = await page.evaluate(async () => {
       const result = await window.axe.run(document, { resultTypes: ["violations"] });
@@ -114,10 +126,20 @@ try {
     await page.goto(base + path, { waitUntil: "networkidle" });
     await tabTo("#token");
     await page.keyboard.type(token);
+    // Done when the view the link names has replaced the UNAUTHENTICATED panel the page showed
+    // before the token (which is itself an alert) and has finished loading.
     await action(
       "token",
       () => page.keyboard.press("Enter"),
-      () => page.waitForSelector("#explorer-view .view-title, #explorer-view [role=alert]"),
+      () =>
+        page.waitForFunction(() => {
+          const view = document.querySelector("#explorer-view");
+          return Boolean(
+            view?.querySelector(".view-title, [role=alert]") &&
+              !view.querySelector(".loading") &&
+              !view.innerText.includes("UNAUTHENTICATED"),
+          );
+        }),
     );
   }
 
@@ -286,7 +308,26 @@ try {
       report.seen[who] = {
         hits: await text(".hit h3 a"),
         documents: await text(".hit cite"),
+        // The scope panel's choices: the workspaces this token grants.
+        granted: await text("fieldset.workspaces .workspace-choice"),
+        grantedLegend: await text("fieldset.workspaces legend"),
       };
+      await axe(`scope ${who}`);
+      // Narrow to the first granted workspace with the keyboard: Space checks it.
+      const workspace = report.seen[who].granted[0];
+      await tabTo(`fieldset.workspaces input[type=checkbox][value="${workspace}"]`);
+      await page.keyboard.press("Space");
+      await tabTo("form.scope button[type=submit]", "Apply scope");
+      await action(`scope ${who}`, () => page.keyboard.press("Enter"), () =>
+        page.waitForFunction((ws) => new URLSearchParams(location.search).get("ws") === ws, workspace),
+      );
+      await page.waitForSelector(".hits .hit, .empty");
+      report.seen[who].scopedUrl = page.url();
+      report.seen[who].scopedHits = await text(".hit h3 a");
+      report.seen[who].checkedAfter = await page.$$eval(
+        "fieldset.workspaces input[type=checkbox]:checked",
+        (boxes) => boxes.map((box) => box.value),
+      );
       // A walk from its first hit.
       if (report.seen[who].hits.length) {
         await tabTo(".hit h3 a");
@@ -384,6 +425,17 @@ try {
     report.seen.large.clickToPanelMs = inputs;
     report.seen.large.wheelToFrameMs = zooms;
     report.seen.large.detailsHeading = await page.innerText("#walk-details h3");
+    report.seen.large.summary = await page.innerText(".walk-summary");
+    // How the edge list counts each edge's passages, by kind and count.
+    report.seen.large.edgeCounts = await page.$$eval(".edge-list button", (buttons) => {
+      const counts = {};
+      for (const b of buttons) {
+        const tail = b.innerText.match(/\(([A-Z]+, \d+ \w+)\)$/)?.[1] ?? b.innerText;
+        counts[tail] = (counts[tail] ?? 0) + 1;
+      }
+      return counts;
+    });
+    await grammar("walk 500");
   }
   report.csp = await page.evaluate(() => window.__csp);
 } catch (error) {
