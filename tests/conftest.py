@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, LiteralString
 import httpx
 import neo4j
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from api.app import create_app
 from api.settings import Settings
@@ -47,6 +48,12 @@ TEST_DIMENSION = 8
 # on test_entity_search, test_lookups_visibility, test_query_cost, test_statement_plans and
 # test_passage_pages (docs/benchmarks.md, "The test server"): 460 JVM CPU-s before, 366 after.
 TEST_SERVER_SETTINGS = {"dbms.cypher.min_replan_interval": "1h"}
+
+# Every property test runs untimed: an example's time says how busy the machine is, not whether
+# a rule holds (hypothesis's default 200 ms deadline failed test_query_cost's rules at load 9).
+# A test's own @settings keeps every other choice; speed is shown by benchmarks, not by tests.
+hypothesis_settings.register_profile("evidencegraph", deadline=None)
+hypothesis_settings.load_profile("evidencegraph")
 
 
 @pytest.fixture(scope="session")
