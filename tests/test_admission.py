@@ -1,0 +1,63 @@
+"""Admission control's refusals are paced (api/admission.py): a request that finds the queue full
+is refused after a short pause, holding nothing, so clients that send again at once cannot keep
+the process busy refusing them. Pure unit tests: the pause is recorded, not waited for."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from api.admission import REFUSAL_PAUSE_SECONDS, Admission
+from contract.errors import Overloaded
+
+
+class Pauses:
+    """A `sleep` that records each pause and lets the loop run once, as a real sleep would."""
+
+    def __init__(self) -> None:
+        self.seconds: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.seconds.append(seconds)
+        await asyncio.sleep(0)
+
+
+async def test_a_request_that_finds_the_queue_full_is_refused_after_a_pause_not_at_once() -> None:
+    pauses = Pauses()
+    admission = Admission(slots=1, queue=0, wait_seconds=5.0, sleep=pauses)
+    async with admission.slot():
+        with pytest.raises(Overloaded):
+            async with admission.slot():
+                pass
+        assert pauses.seconds == [REFUSAL_PAUSE_SECONDS]
+        assert (admission.executing, admission.waiting) == (1, 0)  # the pause held nothing
+    assert (admission.executing, admission.waiting) == (0, 0)
+
+
+async def test_a_request_with_a_free_slot_or_a_place_in_the_queue_is_never_paused() -> None:
+    pauses = Pauses()
+    admission = Admission(slots=1, queue=1, wait_seconds=5.0, sleep=pauses)
+
+    async def one_operation() -> None:
+        async with admission.slot():
+            pass
+
+    async with admission.slot():
+        queued = asyncio.create_task(one_operation())
+        await asyncio.sleep(0)
+        assert admission.waiting == 1
+    await queued
+    assert pauses.seconds == []
+    assert (admission.executing, admission.waiting) == (0, 0)
+
+
+@pytest.mark.parametrize("wait_seconds", [0.0, 0.1])
+async def test_the_pause_is_never_longer_than_the_wait_limit(wait_seconds: float) -> None:
+    pauses = Pauses()
+    admission = Admission(slots=1, queue=0, wait_seconds=wait_seconds, sleep=pauses)
+    async with admission.slot():
+        with pytest.raises(Overloaded):
+            async with admission.slot():
+                pass
+    assert pauses.seconds == ([] if wait_seconds == 0 else [wait_seconds])
