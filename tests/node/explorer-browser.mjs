@@ -8,6 +8,7 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { launchChromium } from "./chromium.mjs";
+import { clickToPanelMs, walkCentre } from "./walk-clicks.mjs";
 
 const require = createRequire(import.meta.url);
 const AXE_SOURCE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
@@ -401,18 +402,8 @@ try {
     };
     await shot("walk-500");
     // Input on the drawing: a click on the start (the centre) until its panel shows.
-    const box = await page.$eval("#walk-graph", (e) => {
-      const r = e.getBoundingClientRect();
-      return { x: r.x + r.width / 2, y: r.y + r.height / 2 };
-    });
-    const inputs = [];
-    for (let i = 0; i < 5; i++) {
-      await page.evaluate(() => document.querySelector("#walk-details").replaceChildren());
-      const t0 = await page.evaluate(() => performance.now());
-      await page.mouse.click(box.x, box.y);
-      await page.waitForSelector("#walk-details h3");
-      inputs.push((await page.evaluate(() => performance.now())) - t0);
-    }
+    const inputs = await clickToPanelMs(page, 5);
+    const box = await walkCentre(page);
     // A wheel zoom until the next painted frame.
     const zooms = [];
     for (let i = 0; i < 5; i++) {

@@ -12,6 +12,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { launchChromium } from "./chromium.mjs";
+import { clickToPanelMs } from "./walk-clicks.mjs";
 
 const dists = (process.env.DISTS ?? "").split(",").filter(Boolean);
 const rounds = Number(process.env.ROUNDS ?? 5);
@@ -82,18 +83,7 @@ async function measure(browser, dist) {
     }),
   );
   const drawMs = Number(await page.getAttribute("#walk-graph", "data-draw-ms"));
-  const box = await page.$eval("#walk-graph", (e) => {
-    const r = e.getBoundingClientRect();
-    return { x: r.x + r.width / 2, y: r.y + r.height / 2 };
-  });
-  const clicks = [];
-  for (let i = 0; i < 3; i++) {
-    await page.evaluate(() => document.querySelector("#walk-details").replaceChildren());
-    const t0 = await page.evaluate(() => performance.now());
-    await page.mouse.click(box.x, box.y);
-    await page.waitForSelector("#walk-details h3");
-    clicks.push(Math.round((await page.evaluate(() => performance.now())) - t0));
-  }
+  const clicks = (await clickToPanelMs(page, 3)).map(Math.round);
   const heading = await page.innerText("#walk-details h3");
   await context.close();
   return { drawMs, firstFrameMs: Math.round(frameMs), clickMs: clicks, heading };
