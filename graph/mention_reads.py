@@ -68,40 +68,36 @@ def any_mention(
         f" [workspace IN $scopeWorkspaces | {entity_workspace(entity + '.id', 'workspace')}]"
     )
     then = _document_of(chunk, document, where)
-    by_documents = (
-        f"EXISTS {{ MATCH ()-[{mention}:MENTIONED_IN]->({chunk}){seek_hint(mention, ENTITY_KEY)}"
-        f" WHERE {mention}.orderEntityId = {entity}.id"
-        f" AND {mention}.orderDocumentId IN $scopeDocumentIds"
-        f" AND {mention}.orderPosition IS NOT NULL AND {mention}.orderPassageId IS NOT NULL"
-        f"{then} }}"
-    )
-    by_workspaces = (
-        f"EXISTS {{ MATCH ()-[{mention}:MENTIONED_IN]->({chunk}){seek_hint(mention, WORKSPACE_KEY)}"
-        f" WHERE {in_workspaces}"
-        f" AND {mention}.orderDocumentId IS NOT NULL AND {mention}.orderPosition IS NOT NULL"
-        f" AND {mention}.orderPassageId IS NOT NULL{then} }}"
-    )
-    by_entity = (
-        f"EXISTS {{ MATCH ()-[{mention}:MENTIONED_IN]->({chunk}){seek_hint(mention, ENTITY_KEY)}"
-        f" WHERE {mention}.orderEntityId = {entity}.id AND {mention}.orderDocumentId >= ''"
-        f" AND {mention}.orderPosition IS NOT NULL AND {mention}.orderPassageId IS NOT NULL"
-        f"{then} }}"
-    )
+
+    def seek(key: LiteralString, condition: LiteralString) -> LiteralString:
+        """The ordered mentions `condition` picks, through the order index `key`."""
+        return (
+            f"EXISTS {{ MATCH ()-[{mention}:MENTIONED_IN]->({chunk}){seek_hint(mention, key)}"
+            f" WHERE {condition} AND {mention}.orderPosition IS NOT NULL"
+            f" AND {mention}.orderPassageId IS NOT NULL{then} }}"
+        )
+
+    of_entity = f"{mention}.orderEntityId = {entity}.id"
+    by_shape: dict[ScopeShape, LiteralString] = {
+        "everywhere": seek(ENTITY_KEY, f"{of_entity} AND {mention}.orderDocumentId >= ''"),
+        "workspaces": seek(
+            WORKSPACE_KEY, f"{in_workspaces} AND {mention}.orderDocumentId IS NOT NULL"
+        ),
+        "documents": seek(
+            ENTITY_KEY, f"{of_entity} AND {mention}.orderDocumentId IN $scopeDocumentIds"
+        ),
+    }
     plain = (
         f"EXISTS {{ MATCH ({entity})-[:MENTIONED_IN]->({chunk}:Chunk)"
         f"<-[:HAS_PART]-({document}:Document) WHERE {where} }}"
     )
-    if shape == "everywhere":
-        return f"CASE WHEN {in_order(entity)} THEN {by_entity} ELSE {plain} END"
-    if shape == "workspaces":
-        return f"CASE WHEN {in_order(entity)} THEN {by_workspaces} ELSE {plain} END"
-    if shape == "documents":
-        return f"CASE WHEN {in_order(entity)} THEN {by_documents} ELSE {plain} END"
+    if shape is not None:
+        return f"CASE WHEN {in_order(entity)} THEN {by_shape[shape]} ELSE {plain} END"
     return (
         f"CASE WHEN NOT {in_order(entity)} THEN {plain}"
-        f" WHEN $scopeDocumentIds IS NOT NULL THEN {by_documents}"
-        f" WHEN $scopeWorkspaces IS NOT NULL THEN {by_workspaces}"
-        f" ELSE {by_entity} END"
+        f" WHEN $scopeDocumentIds IS NOT NULL THEN {by_shape['documents']}"
+        f" WHEN $scopeWorkspaces IS NOT NULL THEN {by_shape['workspaces']}"
+        f" ELSE {by_shape['everywhere']} END"
     )
 
 
