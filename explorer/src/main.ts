@@ -48,6 +48,15 @@ function tokenForm(): HTMLFormElement | null {
   return form;
 }
 
+/** A labelled comma-separated text field with its hint. */
+function textField(id: string, name: string, label: string, values: string[], hint: string): HTMLElement[] {
+  return [
+    h("label", { for: id }, label),
+    h("input", { id, name, type: "text", value: values.join(","), "aria-describedby": `${id}-hint` }),
+    h("span", { id: `${id}-hint`, class: "hint" }, hint),
+  ];
+}
+
 /** The workspace choices: one checkbox per workspace the token grants (none checked: all of
  * them), plus any the link names that it does not grant, so they can be unchecked. A token that
  * grants every workspace, or a grant not yet known, gets a text field instead. */
@@ -55,17 +64,7 @@ function workspaceChoices(chosen: string[]): HTMLElement[] {
   if (granted === null || granted === undefined) {
     const hint =
       granted === null ? "empty: every workspace (your token grants all)" : "empty: every workspace your token grants";
-    return [
-      h("label", { for: "scope-workspaces" }, "Workspaces"),
-      h("input", {
-        id: "scope-workspaces",
-        name: "ws",
-        type: "text",
-        value: chosen.join(","),
-        "aria-describedby": "scope-workspaces-hint",
-      }),
-      h("span", { id: "scope-workspaces-hint", class: "hint" }, hint),
-    ];
+    return textField("scope-workspaces", "ws", "Workspaces", chosen, hint);
   }
   const names = [...new Set([...granted, ...chosen])].sort();
   const grantedNames = new Set(granted);
@@ -98,15 +97,13 @@ function scopeForm(): HTMLFormElement {
       {},
       h("legend", {}, "Scope"),
       workspaceChoices(route.scope.workspaces),
-      h("label", { for: "scope-documents" }, "Document ids"),
-      h("input", {
-        id: "scope-documents",
-        name: "docs",
-        type: "text",
-        value: route.scope.documentIds.join(","),
-        "aria-describedby": "scope-documents-hint",
-      }),
-      h("span", { id: "scope-documents-hint", class: "hint" }, "comma-separated; empty: every document"),
+      textField(
+        "scope-documents",
+        "docs",
+        "Document ids",
+        route.scope.documentIds,
+        "comma-separated; empty: every document",
+      ),
       h("button", { type: "submit" }, "Apply scope"),
     ),
   );
