@@ -34,20 +34,18 @@ def private_server(
 ) -> LocalServer:
     """Start a server in a fresh home under `tmp_root`, on a free loopback port, with
     `settings` as extra neo4j.conf lines (`start`)."""
+
+    def attempt() -> LocalServer:
+        return start(
+            _fresh_home(tmp_root), port=0, wait_seconds=wait_seconds, log=log, settings=settings
+        )
+
     for _ in range(_PORT_ATTEMPTS - 1):
         try:
-            return start(
-                _fresh_home(tmp_root),
-                port=0,
-                wait_seconds=wait_seconds,
-                log=log,
-                settings=settings,
-            )
+            return attempt()
         except PortInUse as error:
             log(f"{str(error).splitlines()[0]} Retrying on another port.")
-    return start(
-        _fresh_home(tmp_root), port=0, wait_seconds=wait_seconds, log=log, settings=settings
-    )
+    return attempt()
 
 
 def _fresh_home(tmp_root: Path) -> Path:
