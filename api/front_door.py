@@ -41,6 +41,13 @@ from contract.scope import Grant
 COST_CACHE_SIZE = 1024
 SLOTS_PER_CORE = 4
 MIN_SLOTS = 4
+# The default queue holds half as many operations as there are slots. Past saturation every
+# queued operation adds its wait to its answer: with as many waiting as executing, an answer
+# under overload took twice as long as one at saturation, and its p99 more than twice (`make
+# bench`, docs/benchmarks.md, "The front door"). Half keeps the slots fed between operations
+# while an overloaded answer takes about one and a half times as long; the rest are refused
+# with `Retry-After` (api/admission.py).
+QUEUE_PER_SLOT = 0.5
 
 
 def cores() -> int:
@@ -65,7 +72,7 @@ class FrontDoor:
         queue = settings.graphql_queue_length
         admission = Admission(
             slots=slots,
-            queue=slots if queue is None else queue,
+            queue=max(1, int(slots * QUEUE_PER_SLOT)) if queue is None else queue,
             wait_seconds=settings.graphql_queue_wait_seconds,
             observer=metrics.admission if metrics is not None else None,
         )

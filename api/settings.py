@@ -271,7 +271,7 @@ SETTINGS: tuple[Setting, ...] = (
         "GRAPHQL_QUEUE_LENGTH",
         "graphql_queue_length",
         Integer(None, 0, 100_000),
-        "Operations that may wait for a slot; more are OVERLOADED; unset: as many as the slots.",
+        "Operations that may wait for a slot; more are OVERLOADED; unset: half the slots.",
     ),
     Setting(
         "GRAPHQL_QUEUE_WAIT_SECONDS",

@@ -10,7 +10,8 @@ once and kept), in one run:
    order, of the service over HTTP (`--workers 1`), of the floor (bench/handwritten_search.py's
    one statement, same driver, no HTTP) and of the fair peer over HTTP. p50/p95 and ratios.
 2. **Throughput** with wrk (bench/wrk_graphql.lua) at 1, 8 and 32 concurrent connections
-   (closed loop: each sends its next request when the last is answered), `--seconds` each,
+   (closed loop: each sends its next request when the last is answered, or, refused
+   OVERLOADED, after the `Retry-After` it was given), `--seconds` each,
    against five targets started side by side on the same graph, level by level, the targets in
    a rotating order: the service with `--workers 1` and `--workers 2`, the service with
    `--workers 1` asked by persisted query (`service w1 APQ`: the hash and the variables, no

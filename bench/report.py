@@ -319,9 +319,11 @@ on all three alike.
 
 **Throughput**: [wrk](https://github.com/wg/wrk) 4.1 with bench/wrk_graphql.lua, closed loop:
 N connections, each sending its next request when the last is answered, for the level's
-seconds, after a warm-up of every target. The four targets run side by side on the same
+seconds, after a warm-up of every target. The targets run side by side on the same
 Neo4j; each level asks them one after another in a rotating order. An error is a transport
-error, a timeout (60 s), a non-200 answer or a GraphQL `errors` in the body. RSS is the
+error, a timeout (60 s), a non-200 answer or a GraphQL `errors` in the body; an answer refused
+`OVERLOADED` (the service's admission queue was full) is counted apart, and its client waits
+the `Retry-After` it was given before sending again, as the contract asks of clients. RSS is the
 server's processes' (a uvicorn supervisor and its workers; the Node process) after the level;
 CPU per request is user + system time of those processes (and of Neo4j's JVM) during the
 level over the requests answered. wrk, the servers and Neo4j share the same 2 cores.

@@ -2,6 +2,11 @@
 -- JSON request a line), each thread starting at its own place; an answer refused OVERLOADED
 -- (the admission queue is full: api/admission.py) is counted apart; any other non-200 answer or
 -- one whose body holds "errors" is an error; at the end one JSON line of figures (latency in µs).
+-- A refusal's `Retry-After` is honoured, as the contract asks of clients: the thread's next
+-- request waits that long (`delay`, called by wrk before each request of the thread). Per thread
+-- rather than per connection (wrk's script sees no connection), but one delayed request for each
+-- refusal, so in aggregate each refused client waits as told. WRK_IGNORE_RETRY_AFTER=1 sends
+-- again at once instead, like a naive retry loop.
 local bodies = {}
 for line in io.lines(os.getenv("WRK_BODIES")) do
   bodies[#bodies + 1] = line
@@ -15,6 +20,8 @@ function setup(thread)
 end
 
 counter = 0
+waits = {}  -- milliseconds each refused request's client must wait, oldest first
+honour_retry_after = os.getenv("WRK_IGNORE_RETRY_AFTER") ~= "1"
 errors = 0
 overloaded = 0
 answered = 0
@@ -29,10 +36,21 @@ function request()
   return wrk.format("POST", "/graphql", { ["Content-Type"] = "application/json" }, body)
 end
 
+function delay()
+  if #waits == 0 then
+    return 0
+  end
+  return table.remove(waits, 1)
+end
+
 function response(status, headers, body)
   answered = answered + 1
   if string.find(body, '"OVERLOADED"', 1, true) then
     overloaded = overloaded + 1
+    local seconds = tonumber(headers["Retry-After"] or headers["retry-after"] or "")
+    if honour_retry_after and seconds then
+      waits[#waits + 1] = math.floor(seconds * 1000)
+    end
   elseif status ~= 200 or string.find(body, '"errors"', 1, true) then
     errors = errors + 1
   end

@@ -1,6 +1,7 @@
 """Admission control's refusals are paced (api/admission.py): a request that finds the queue full
 is refused after a short pause, holding nothing, so clients that send again at once cannot keep
-the process busy refusing them. Pure unit tests: the pause is recorded, not waited for."""
+the process busy refusing them; and the default queue is half the slots (api/front_door.py).
+Pure unit tests: the pause is recorded, not waited for."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import asyncio
 import pytest
 
 from api.admission import REFUSAL_PAUSE_SECONDS, Admission
+from api.front_door import FrontDoor
+from api.settings import Settings
 from contract.errors import Overloaded
 
 
@@ -61,3 +64,21 @@ async def test_the_pause_is_never_longer_than_the_wait_limit(wait_seconds: float
             async with admission.slot():
                 pass
     assert pauses.seconds == ([] if wait_seconds == 0 else [wait_seconds])
+
+
+@pytest.mark.parametrize(("slots", "queue"), [(1, 1), (2, 1), (8, 4), (9, 4), (64, 32)])
+def test_by_default_the_queue_holds_half_as_many_operations_as_the_slots(
+    slots: int, queue: int
+) -> None:
+    settings = Settings.from_environ(
+        {"NEO4J_URI": "bolt://127.0.0.1:1", "GRAPHQL_MAX_CONCURRENT_OPERATIONS": str(slots)}
+    )
+    admission = FrontDoor.from_settings(settings).admission
+    assert (admission.slots, admission.queue) == (slots, queue)
+
+
+def test_a_queue_length_that_is_set_is_kept_even_zero() -> None:
+    settings = Settings.from_environ(
+        {"NEO4J_URI": "bolt://127.0.0.1:1", "GRAPHQL_QUEUE_LENGTH": "0"}
+    )
+    assert FrontDoor.from_settings(settings).admission.queue == 0
