@@ -62,14 +62,19 @@ try {
     );
   });
 
-  // One user action: what it sent, counted from its start until `done` shows on the page.
+  // One user action: what it sent, counted from its start until `done` shows on the page and
+  // no view is still loading. A view shows its `.loading` line in the same task that changes the
+  // URL, before it asks the service; the request is recorded (by the route handler above) before
+  // it reaches the service, so once the answer has replaced `.loading`, the action's request is
+  // counted. `done` alone is not enough when it is a URL: the URL changes before the request is
+  // sent, and a loaded machine delivered the intercepted request late, so an action was once
+  // counted with none and the next with its request (a fresh clone's run, 2 December 2026).
+  // (`waitForLoadState("networkidle")` does not wait: the page reached that state long before.)
   async function action(name, perform, done) {
     const before = report.requests.length;
     await perform();
     await done();
-    // Anything the action sends is sent before its answer is drawn; a short settle catches a
-    // stray second request should the page ever send one.
-    await page.waitForLoadState("networkidle");
+    await page.waitForFunction(() => !document.querySelector(".loading"));
     report.actions.push({
       name,
       requests: report.requests.slice(before).map((request) => request.operationName),
