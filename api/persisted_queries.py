@@ -12,7 +12,8 @@ Trusted documents (GRAPHQL_TRUSTED_DOCUMENTS=<manifest>[,<manifest>…]): only t
 documents run, sent by hash or by their exact text; anything else is QUERY_NOT_IN_SAFELIST (an
 unknown hash alone: PERSISTED_QUERY_NOT_FOUND), and nothing is learned from requests. A manifest
 is Apollo's persisted query manifest format (`examples/persisted-query-manifest.json` is the
-examples' own, written by `python -m api.persisted_queries examples`):
+examples' own, written by `python -m api.persisted_queries examples`;
+`explorer/persisted-query-manifest.json` the evidence explorer's, written by its build):
 
     {"format": "apollo-persisted-query-manifest", "version": 1,
      "operations": [{"id": "<sha256 of body>", "name": "…", "type": "query", "body": "…"}]}

@@ -20,8 +20,10 @@ const report = {
   csp: [],
   pageErrors: [],
   consoleErrors: [],
-  requests: [], // every POST /graphql: {operationName, variables, authorization}
-  actions: [], // {name, requests: [operationName…]}
+  // every POST /graphql: {operationName, variables, authorization, text, hash, code}: whether it
+  // carried the document's text, the persisted query hash it carried, its answer's first code
+  requests: [],
+  actions: [], // {name, requests: [operationName…], sent: [{operationName, text, hash, code}…]}
   axe: {}, // view → [{id, impact, nodes}]
   grammar: {}, // view → every "1 <plural noun>" the page printed (there should be none)
   seen: {},
@@ -40,11 +42,23 @@ try {
     }
     if (url.pathname === "/graphql" && request.method() === "POST") {
       const body = request.postDataJSON();
-      report.requests.push({
+      const sent = {
         operationName: body.operationName ?? null,
         variables: body.variables ?? null,
         authorization: request.headers()["authorization"] ?? null,
-      });
+        text: typeof body.query === "string",
+        hash: body.extensions?.persistedQuery?.sha256Hash ?? null,
+        code: null,
+      };
+      report.requests.push(sent);
+      // Passed on to the service as it is; its answer is read for the code, then delivered.
+      const response = await route.fetch();
+      try {
+        sent.code = (await response.json()).errors?.[0]?.extensions?.code ?? null;
+      } catch {
+        sent.code = `HTTP ${response.status()}`;
+      }
+      return route.fulfill({ response });
     }
     return route.continue();
   });
@@ -73,6 +87,9 @@ try {
     report.actions.push({
       name,
       requests: report.requests.slice(before).map((request) => request.operationName),
+      sent: report.requests
+        .slice(before)
+        .map(({ operationName, text, hash, code }) => ({ operationName, text, hash, code })),
     });
   }
 
