@@ -270,7 +270,7 @@ try {
     await tabTo(".banner button.fix", "Only ");
     const narrowText = await page.evaluate(() => document.activeElement.innerText);
     await action("narrow", () => page.keyboard.press("Enter"), () =>
-      page.waitForFunction(() => location.search.includes("types=")),
+      page.waitForFunction(() => location.search.includes("types=") && !document.querySelector("#explorer-view .loading")),
     );
     await page.waitForSelector("#walk-graph[data-nodes]");
     report.seen.narrowButton = narrowText;
@@ -296,7 +296,7 @@ try {
     await page.waitForSelector(".banner");
     await tabTo(".banner button.fix", "Raise max nodes");
     await action("raise bound", () => page.keyboard.press("Enter"), () =>
-      page.waitForFunction(() => location.search.includes("nodes=10")),
+      page.waitForFunction(() => location.search.includes("nodes=10") && !document.querySelector("#explorer-view .loading")),
     );
     await page.waitForSelector("#walk-graph[data-nodes]");
     report.seen.raised = await walkSeen();
@@ -336,8 +336,15 @@ try {
       await tabTo(`fieldset.workspaces input[type=checkbox][value="${workspace}"]`);
       await page.keyboard.press("Space");
       await tabTo("form.scope button[type=submit]", "Apply scope");
+      // Done when the link holds the choice and the search's answer has replaced its "Searching"
+      // line (the link alone changes before the request is sent).
       await action(`scope ${who}`, () => page.keyboard.press("Enter"), () =>
-        page.waitForFunction((ws) => new URLSearchParams(location.search).get("ws") === ws, workspace),
+        page.waitForFunction(
+          (ws) =>
+            new URLSearchParams(location.search).get("ws") === ws &&
+            !document.querySelector("#explorer-view .loading"),
+          workspace,
+        ),
       );
       await page.waitForSelector(".hits .hit, .empty");
       report.seen[who].scopedUrl = page.url();
