@@ -52,10 +52,12 @@ web/node_modules/.package-lock.json: web/package.json web/package-lock.json
 	npm ci --prefix web --no-audit --no-fund
 
 # The evidence explorer (/explore, docs/explorer.md): npm ci from explorer/package-lock.json,
-# then its build (typed documents from schema.graphql, tsc --strict, Vite). Same lock and
-# sources, same files; explorer/dist/ is not committed.
-EXPLORER_SOURCES := $(shell find explorer/src -type f 2>/dev/null) explorer/index.html \
-	explorer/vite.config.ts explorer/codegen.ts explorer/tsconfig.json schema.graphql
+# then its build (typed documents from schema.graphql, its trusted-documents manifest
+# explorer/persisted-query-manifest.json, tsc --strict, Vite). Same lock and sources, same
+# files; explorer/dist/ is not committed.
+EXPLORER_SOURCES := $(shell find explorer/src explorer/scripts -type f 2>/dev/null) \
+	explorer/index.html explorer/vite.config.ts explorer/codegen.ts explorer/tsconfig.json \
+	schema.graphql
 
 explorer/node_modules/.package-lock.json: explorer/package.json explorer/package-lock.json
 	npm ci --prefix explorer --no-audit --no-fund

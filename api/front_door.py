@@ -31,7 +31,7 @@ from api import request_record
 from api.admission import Admission
 from api.graphql_document import CACHEABLE_DOCUMENT_CHARS
 from api.metrics import Metrics
-from api.persisted_queries import PersistedQueries, load_manifest
+from api.persisted_queries import PersistedQueries, load_manifests
 from api.query_cost import TooComplex, operation_cost
 from api.rate_limit import RateLimits
 from api.settings import Settings, SettingsError
@@ -85,7 +85,7 @@ class FrontDoor:
             )
         persisted = None
         if settings.graphql_trusted_documents is not None:
-            persisted = PersistedQueries(load_manifest(settings.graphql_trusted_documents))
+            persisted = PersistedQueries(load_manifests(settings.graphql_trusted_documents))
         elif settings.graphql_persisted_queries:
             persisted = PersistedQueries()
         return cls(

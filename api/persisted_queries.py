@@ -8,11 +8,12 @@ clients take as "send the text with the hash"; the hash and the text together ar
 hash must be the text's) and the text kept. What is kept is bounded: `KEPT_DOCUMENTS` documents
 of at most `KEPT_DOCUMENT_CHARS` characters each, the least recently used forgotten first.
 
-Trusted documents (GRAPHQL_TRUSTED_DOCUMENTS=<manifest>): only the manifest's documents run,
-sent by hash or by their exact text; anything else is QUERY_NOT_IN_SAFELIST (an unknown hash
-alone: PERSISTED_QUERY_NOT_FOUND), and nothing is learned from requests. The manifest is
-Apollo's persisted query manifest format (`examples/persisted-query-manifest.json` is the
-examples' own, written by `python -m api.persisted_queries examples`):
+Trusted documents (GRAPHQL_TRUSTED_DOCUMENTS=<manifest>[,<manifest>…]): only the manifests'
+documents run, sent by hash or by their exact text; anything else is QUERY_NOT_IN_SAFELIST (an
+unknown hash alone: PERSISTED_QUERY_NOT_FOUND), and nothing is learned from requests. A manifest
+is Apollo's persisted query manifest format (`examples/persisted-query-manifest.json` is the
+examples' own, written by `python -m api.persisted_queries examples`;
+`explorer/persisted-query-manifest.json` the evidence explorer's, written by its build):
 
     {"format": "apollo-persisted-query-manifest", "version": 1,
      "operations": [{"id": "<sha256 of body>", "name": "…", "type": "query", "body": "…"}]}
@@ -30,7 +31,7 @@ import json
 import re
 import sys
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from graphql import OperationDefinitionNode, parse, print_ast
@@ -110,9 +111,20 @@ class PersistedQueries:
 # The manifest --------------------------------------------------------------------------------
 
 
+def load_manifests(paths: Sequence[Path]) -> dict[str, str]:
+    """hash → body of every document the manifests trust, together (the examples' and the
+    explorer's, say: `GRAPHQL_TRUSTED_DOCUMENTS=a.json,b.json`). One bad file or entry stops
+    start-up, naming the file and the entry: nothing is trusted from a manifest only in part.
+    A document in two manifests is one document (its id is its body's hash)."""
+    trusted: dict[str, str] = {}
+    for path in paths:
+        trusted.update(load_manifest(path))
+    return trusted
+
+
 def load_manifest(path: Path) -> dict[str, str]:
     """hash → body of a trusted-documents manifest; a SettingsError names what is wrong."""
-    where = f"GRAPHQL_TRUSTED_DOCUMENTS={path}"
+    where = f"GRAPHQL_TRUSTED_DOCUMENTS: {path}"
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
@@ -120,13 +132,20 @@ def load_manifest(path: Path) -> dict[str, str]:
     except ValueError as error:
         raise SettingsError(f"{where} is not valid JSON: {error}") from None
     operations = document.get("operations") if isinstance(document, dict) else None
-    if document.get("format") != MANIFEST_FORMAT or not isinstance(operations, list):
+    if (
+        not isinstance(document, dict)
+        or document.get("format") != MANIFEST_FORMAT
+        or not isinstance(operations, list)
+    ):
         raise SettingsError(f'{where} must be a manifest of format "{MANIFEST_FORMAT}".')
     trusted = {}
     for number, operation in enumerate(operations, start=1):
         body = operation.get("body") if isinstance(operation, dict) else None
         if not isinstance(body, str) or operation.get("id") != sha256_hex(body):
-            raise SettingsError(f"{where}: operation #{number} needs a `body` and its sha256 `id`.")
+            raise SettingsError(
+                f"{where}: operation #{number} needs a `body` and its sha256 `id`; "
+                "write the manifest again from its documents."
+            )
         trusted[operation["id"]] = body
     return trusted
 

@@ -101,6 +101,23 @@ class FilePath(Kind[Path | None]):
 
 
 @dataclass(frozen=True)
+class FilePaths(Kind[tuple[Path, ...] | None]):
+    """One path or several, comma-separated (a path holding a comma cannot be named); unset:
+    None. Set but naming none is an error."""
+
+    default: None = None
+
+    def parse(self, key: str, raw: str) -> tuple[Path, ...] | None:
+        parts = tuple(dict.fromkeys(part.strip() for part in raw.split(",") if part.strip()))
+        if not parts:
+            raise SettingsError(f"{key} must name at least one file, comma-separated")
+        return tuple(Path(part).expanduser() for part in parts)
+
+    def accepts(self) -> str:
+        return "paths, comma-separated"
+
+
+@dataclass(frozen=True)
 class Choice(Kind[str | None]):
     choices: tuple[str, ...]
     default: str | None

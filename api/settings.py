@@ -17,6 +17,7 @@ from urllib.parse import urlsplit, urlunsplit
 from api.setting_kinds import (
     Choice,
     FilePath,
+    FilePaths,
     Flag,
     Integer,
     Names,
@@ -294,8 +295,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "GRAPHQL_TRUSTED_DOCUMENTS",
         "graphql_trusted_documents",
-        FilePath(),
-        "A persisted query manifest; when set, only its documents are answered.",
+        FilePaths(),
+        "Persisted query manifests (one or several); when set, only their documents are answered.",
     ),
     Setting(
         "HTTP_MAX_BODY_BYTES",
@@ -429,7 +430,7 @@ class Settings:
     graphql_queue_wait_seconds: float
     graphql_rate_limit_per_minute: int | None
     graphql_persisted_queries: bool
-    graphql_trusted_documents: Path | None
+    graphql_trusted_documents: tuple[Path, ...] | None
     http_max_body_bytes: int
     graphiql_enabled: bool
     explorer_enabled: bool

@@ -1,19 +1,31 @@
 """The evidence explorer's page and files (api/explorer.py, docs/explorer.md): served at
 `/explore` from the build only when EXPLORER_ENABLED is on, under a strict Content-Security-Policy,
 with no credentials needed for the page (its GraphQL calls need them), and behind the same
-loopback Host check as `/graphql`."""
+loopback Host check as `/graphql`; and its trusted documents, the manifest its build writes."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
 import pytest
+from graphql import (
+    FieldNode,
+    FragmentDefinitionNode,
+    FragmentSpreadNode,
+    InlineFragmentNode,
+    OperationDefinitionNode,
+    SelectionSetNode,
+    parse,
+    print_ast,
+)
 
 from api.app import create_app
-from api.explorer import check_built, missing_build
+from api.explorer import EXPLORER_DIR, check_built, missing_build
+from api.persisted_queries import MANIFEST_NAME, load_manifest, sha256_hex
 from api.settings import SettingsError
 from contract.errors import Unauthenticated
 from tests.conftest import settings_for_tests as settings_for
@@ -105,3 +117,63 @@ def test_an_enabled_explorer_that_is_not_built_stops_start_up_with_the_fix(
     explorer_built()
     assert missing_build() is None
     check_built()  # built: no error
+
+
+def spread_names(selections: SelectionSetNode | None) -> set[str]:
+    """The fragments a selection set spreads, at any depth (not through the fragments)."""
+    names: set[str] = set()
+    for selection in selections.selections if selections is not None else ():
+        if isinstance(selection, FragmentSpreadNode):
+            names.add(selection.name.value)
+        elif isinstance(selection, FieldNode | InlineFragmentNode):
+            names |= spread_names(selection.selection_set)
+    return names
+
+
+def operations_with_their_fragments(folder: Path) -> dict[str, list[str]]:
+    """Each operation of `folder`'s *.graphql → its definition and every fragment it uses,
+    printed by graphql-core and sorted: the document it is sent as, in any printer's layout."""
+    sources = parse("\n".join(path.read_text() for path in sorted(folder.glob("*.graphql"))))
+    fragments = {
+        d.name.value: d for d in sources.definitions if isinstance(d, FragmentDefinitionNode)
+    }
+    documents = {}
+    for definition in sources.definitions:
+        if not isinstance(definition, OperationDefinitionNode) or definition.name is None:
+            continue
+        used, todo = set(), spread_names(definition.selection_set)
+        while todo:
+            name = todo.pop()
+            used.add(name)
+            todo |= spread_names(fragments[name].selection_set) - used
+        definitions = [definition, *(fragments[name] for name in used)]
+        documents[definition.name.value] = sorted(print_ast(d) for d in definitions)
+    return documents
+
+
+def test_the_explorer_manifest_covers_every_operation_and_each_id_is_its_body_hash() -> None:
+    """explorer/persisted-query-manifest.json, written by the build
+    (explorer/scripts/persisted-manifest.mjs), is the explorer's operations as they stand in
+    src/operations/, each id the SHA-256 of its body; and the hashes the page sends
+    (src/gql/persisted.ts) are its ids. Fails when a document changes and the explorer is not
+    built again."""
+    manifest_path = EXPLORER_DIR / MANIFEST_NAME
+    manifest = json.loads(manifest_path.read_text())
+    assert (manifest["format"], manifest["version"]) == ("apollo-persisted-query-manifest", 1)
+    shipped = {operation["name"]: operation for operation in manifest["operations"]}
+    assert len(shipped) == len(manifest["operations"])
+    for operation in shipped.values():
+        assert operation["id"] == sha256_hex(operation["body"]), operation["name"]
+    assert len(load_manifest(manifest_path)) == len(shipped)  # as the service reads it
+
+    expected = operations_with_their_fragments(EXPLORER_DIR / "src" / "operations")
+    assert sorted(shipped) == sorted(expected), "build the explorer again: npm run build"
+    for name, operation in shipped.items():
+        body = parse(operation["body"])
+        printed = sorted(print_ast(definition) for definition in body.definitions)
+        assert printed == expected[name], f"{name} is stale: build the explorer again"
+        assert operation["type"] == "query"
+
+    bundled = (EXPLORER_DIR / "src" / "gql" / "persisted.ts").read_text()
+    hashes = dict(re.findall(r'^  (\w+): "([0-9a-f]{64})",$', bundled, re.MULTILINE))
+    assert hashes == {name: operation["id"] for name, operation in shipped.items()}

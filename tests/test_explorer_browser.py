@@ -5,9 +5,11 @@ with AUTH_MODE=apikeys and the demo data (data/graphrag-operation-dulce, loaded 
 
 What is asserted is what the page showed: the hits and their status, the marked words, the
 evidence, the walk drawn and listed, the banner and its fixes, the same view after a reload;
-that each user action sent one GraphQL request; that axe-core finds no serious or critical
-violation on any view; and that two tokens see different graphs, a hidden entity reading exactly
-like a missing one. The journey's screenshots are written to docs/explorer/.
+that each user action sent one GraphQL operation, by its persisted query hash; that axe-core
+finds no serious or critical violation on any view; that two tokens see different graphs, a
+hidden entity reading exactly like a missing one; and that with the service in trusted mode,
+from the shipped manifests, the journey works and anything else is refused. The journey's
+screenshots are written to docs/explorer/.
 """
 
 from __future__ import annotations
@@ -19,8 +21,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
+from api.persisted_queries import MANIFEST_NAME
 from commands.demo_command import load_demo
 from graph.driver import Graph
 from graph.graph_schema import apply_schema
@@ -34,11 +38,14 @@ SCREENSHOTS = REPOSITORY / "docs" / "explorer"
 OUTPUT = REPOSITORY / "test-output"
 DEMO_KEY = "demo-reader-5b1d7c3e9a2f4b6d8e0c"
 ACME_KEY = "acme-reader-9e7c5a3b1d2f4e6a8c0b"
+EXPLORER_MANIFEST = REPOSITORY / "explorer" / MANIFEST_NAME
+EXAMPLES_MANIFEST = REPOSITORY / "examples" / MANIFEST_NAME
+MISS = "PERSISTED_QUERY_NOT_FOUND"
 
 
-def serve_explorer(neo4j_uri: str, log_dir: Path) -> Any:
+def serve_explorer(neo4j_uri: str, log_dir: Path, **settings: str) -> Any:
     """The service with the explorer, AUTH_MODE=apikeys: DEMO_KEY reads workspace demo,
-    ACME_KEY workspace acme."""
+    ACME_KEY workspace acme; `settings` added to its environment."""
     explorer_built()
     keys = log_dir / "keys.json"
     keys.write_text(json.dumps({DEMO_KEY: ["demo"], ACME_KEY: ["acme"]}))
@@ -63,6 +70,7 @@ def serve_explorer(neo4j_uri: str, log_dir: Path) -> Any:
         # Six test sessions share two cores: a slow answer is the machine, not the explorer.
         "NEO4J_QUERY_TIMEOUT_SECONDS": "120",
         "REQUEST_TIMEOUT_SECONDS": "150",
+        **settings,
     }
     return served_process(
         command,
@@ -106,7 +114,32 @@ def drive(scenario: str, served: Served, shots: Path, **env: str) -> dict[str, A
     # Nothing but loopback was attempted, nothing broke the policy or threw.
     assert report["blocked"] == [] and report["csp"] == [], report
     assert report["pageErrors"] == [], report["pageErrors"]
+    sent_by_hash(report)
     return report
+
+
+def sent_by_hash(report: dict[str, Any]) -> None:
+    """Every request named its operation by the build's hash (the id in the explorer's
+    manifest); the text went only after the service answered that hash
+    PERSISTED_QUERY_NOT_FOUND (automatic persisted queries: the first time a process meets a
+    document), and never twice for one document, since the service keeps what it was sent.
+    Each action's `operations` is what it sent less those misses."""
+    manifest = json.loads(EXPLORER_MANIFEST.read_text())
+    ids = {operation["name"]: operation["id"] for operation in manifest["operations"]}
+    missed: set[str] = set()
+    texts: list[str] = []
+    for request in report["requests"]:
+        assert request["hash"] == ids[request["operationName"]], request
+        if request["code"] == MISS:
+            assert not request["text"] and request["hash"] not in texts, request
+            missed.add(request["hash"])
+        elif request["text"]:
+            assert request["hash"] in missed, request  # text only after its miss
+            missed.remove(request["hash"])
+            texts.append(request["hash"])
+    assert len(texts) == len(set(texts)), texts
+    for action in report["actions"]:
+        action["operations"] = [s["operationName"] for s in action["sent"] if s["code"] != MISS]
 
 
 def serious(report: dict[str, Any]) -> dict[str, list[Any]]:
@@ -181,14 +214,18 @@ async def test_the_journey_from_a_search_to_a_narrowed_walk_works_with_the_keybo
     assert passage["text"] and "Position" in passage["facts"] and "demo" in passage["facts"]
     assert passage["mentions"]
 
-    # Each user action sent one GraphQL request; the edge's evidence came with the walk.
+    # Each user action sent one GraphQL operation; the edge's evidence came with the walk. The
+    # service starts with no persisted query: the first time it meets each document, the
+    # action's one operation took two requests, the hash (a miss) and then the text with it.
     for action in report["actions"]:
         if action["name"] == "edge evidence":
-            assert action["requests"] == [], action
+            assert action["operations"] == [], action
         elif action["name"] == "reload":  # the header's choices, then the view
-            assert action["requests"] == ["ExplorerChoices", "ExplorerWalk"], action
+            assert action["operations"] == ["ExplorerChoices", "ExplorerWalk"], action
         else:
-            assert len(action["requests"]) == 1, action
+            assert len(action["operations"]) == 1, action
+    missed = [r["operationName"] for r in report["requests"] if r["code"] == MISS]
+    assert missed and len(missed) == len(set(missed)), missed
     # The token went as a bearer header, never into a link.
     assert all(r["authorization"] == f"Bearer {DEMO_KEY}" for r in report["requests"][1:])
     assert all(DEMO_KEY not in url for url in seen["urls"])
@@ -237,7 +274,7 @@ async def test_two_tokens_see_different_graphs_and_a_hidden_entity_reads_as_miss
         assert f"ws={workspace}" in who["scopedUrl"] and who["checkedAfter"] == [workspace]
         assert who["scopedHits"] == who["hits"]
     scoped = [a for a in report["actions"] if a["name"].startswith("scope ")]
-    assert [a["requests"] for a in scoped] == [["ExplorerSearch"], ["ExplorerSearch"]], scoped
+    assert [a["operations"] for a in scoped] == [["ExplorerSearch"], ["ExplorerSearch"]], scoped
     assert first["hits"] and second["hits"] == ["Alien Signal"]
     assert not set(first["hits"]) & set(second["hits"])
     assert all(doc.endswith("(demo)") for doc in first["documents"])
@@ -258,7 +295,7 @@ async def test_two_tokens_see_different_graphs_and_a_hidden_entity_reads_as_miss
     assert "Retry" in seen["backendUnavailable"]
     assert seen["afterRetry"] == ["Alien Signal"]
     retry = next(a for a in report["actions"] if a["name"] == "retry")
-    assert retry["requests"] == ["ExplorerSearch"]
+    assert retry["operations"] == ["ExplorerSearch"]
     assert serious(report) == {view: [] for view in report["axe"]}, report["axe"]
     assert report["grammar"] == {view: [] for view in report["axe"]}, report["grammar"]
 
@@ -290,3 +327,58 @@ async def test_a_walk_of_500_nodes_is_drawn_and_answers_a_click(
     assert report["grammar"] == {"walk 500": []}, report["grammar"]
     OUTPUT.mkdir(exist_ok=True)
     (OUTPUT / "explorer-500.json").write_text(json.dumps(large, indent=2))
+
+
+async def test_in_trusted_mode_the_journey_runs_from_the_shipped_manifests_and_nothing_else_runs(
+    graph: Graph, neo4j_uri: str, tmp_path: Path
+) -> None:
+    """GRAPHQL_TRUSTED_DOCUMENTS names the examples' manifest and the explorer's, as
+    docs/operations.md tells an operator to: the explorer's journey works, every request by
+    its hash alone and answered at once; the examples' documents run too; a document in
+    neither manifest, even one a character away from the explorer's, is refused."""
+    await load_demo_data(neo4j_uri)
+    manifests = f"{EXAMPLES_MANIFEST},{EXPLORER_MANIFEST}"
+    with serve_explorer(neo4j_uri, tmp_path, GRAPHQL_TRUSTED_DOCUMENTS=manifests) as served:
+        report = drive("journey", served, tmp_path / "shots", TOKEN=DEMO_KEY)
+        headers = {
+            "authorization": f"Bearer {DEMO_KEY}",
+            "accept": "application/graphql-response+json",
+        }
+        explorer = json.loads(EXPLORER_MANIFEST.read_text())["operations"]
+        choices = next(o for o in explorer if o["name"] == "ExplorerChoices")["body"]
+        examples = json.loads(EXAMPLES_MANIFEST.read_text())["operations"]
+        search_example = next(o for o in examples if o["name"] == "SearchWithEvidence")
+        async with httpx.AsyncClient(base_url=served.url, headers=headers) as http:
+            answers = {
+                "not in a manifest": await http.post(
+                    "/graphql", json={"query": "{ entityLabels { label } }"}
+                ),
+                "a field taken away": await http.post(
+                    "/graphql", json={"query": choices.replace("    vectorIndex\n", "")}
+                ),
+                "an example by hash": await http.post(
+                    "/graphql",
+                    json={
+                        "variables": {"query": "alien"},
+                        "extensions": {
+                            "persistedQuery": {"version": 1, "sha256Hash": search_example["id"]}
+                        },
+                    },
+                ),
+            }
+    seen = report["seen"]
+    # The journey: search, entity, walk, passage, as in the service's default mode.
+    assert seen["hits"] and seen["entity"]["passages"] >= 1
+    assert seen["walk"]["drawnNodes"] == seen["walk"]["listedNodes"] > 1
+    assert seen["truncated"]["drawnNodes"] == 5 and seen["passage"]["text"]
+    # Every request was the hash alone, known at once: no miss, no text, no refusal.
+    assert report["requests"] and not any(r["text"] for r in report["requests"])
+    codes = {r["code"] for r in report["requests"]}
+    assert codes <= {None, "UNAUTHENTICATED"}, codes
+    for action in report["actions"]:
+        assert action["requests"] == action["operations"], action
+    for name in ("not in a manifest", "a field taken away"):
+        assert answers[name].status_code == 400, name
+        assert answers[name].json()["errors"][0]["extensions"]["code"] == "QUERY_NOT_IN_SAFELIST"
+    example = answers["an example by hash"].json()
+    assert "errors" not in example and example["data"]["searchEntities"], example

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -16,9 +17,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from api.app import create_app
 from api.persisted_queries import MANIFEST_NAME, manifest_of, sha256_hex
+from api.settings import Settings, SettingsError
 from graph.driver import Graph
 from tests.conftest import Client, serving
+from tests.conftest import settings_for_tests as settings_for
 from tests.support.graph_builder import GraphBuilder, new_id
 
 ACME_KEY = "front-door-acme-4f3e2d1c0b9a8f7e"
@@ -276,6 +280,54 @@ async def test_trusted_documents_answer_the_manifest_and_refuse_anything_else(
         )
         assert code(registering.json()) == "QUERY_NOT_IN_SAFELIST"
         assert client.statements == []
+
+
+async def test_trusted_documents_from_several_manifests_answer_every_ones_documents(
+    neo4j_uri: str, graph: Graph, tmp_path: Path
+) -> None:
+    """GRAPHQL_TRUSTED_DOCUMENTS names several manifests, comma-separated: the examples' and
+    the explorer's side by side (docs/operations.md), each one's documents answered."""
+    labels, workspaces = "query Labels { entityLabels { label } }", "query W { grantedWorkspaces }"
+    paths = []
+    for name, text in (("one", labels), ("two", workspaces)):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps(manifest_of([text])))
+        paths.append(str(path))
+    async with serving(neo4j_uri, graph, GRAPHQL_TRUSTED_DOCUMENTS=" , ".join(paths)) as client:
+        for text in (labels, workspaces):
+            digest = sha256_hex(manifest_of([text])["operations"][0]["body"])  # type: ignore[index]
+            by_hash = {"persistedQuery": {"version": 1, "sha256Hash": digest}}
+            answered = (await client.http.post("/graphql", json={"extensions": by_hash})).json()
+            assert "errors" not in answered and answered["data"], answered
+        refused = await client.http.post("/graphql", json={"query": "{ entityLabels { label } }"})
+        assert code(refused.json()) == "QUERY_NOT_IN_SAFELIST"
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"id": sha256_hex("{ x }"), "name": "X", "type": "query", "body": "{ y }"},
+        {"id": sha256_hex("{ x }"), "name": "X", "type": "query"},
+        "{ x }",
+    ],
+    ids=["id not the body's hash", "no body", "not an object"],
+)
+def test_a_bad_entry_in_any_trusted_manifest_stops_start_up_naming_the_file_and_entry(
+    neo4j_uri: str, tmp_path: Path, entry: object
+) -> None:
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    good.write_text(json.dumps(manifest_of(["query Labels { entityLabels { label } }"])))
+    body = "{ grantedWorkspaces }"
+    first = {"id": sha256_hex(body), "name": None, "type": "query", "body": body}
+    bad.write_text(json.dumps({**manifest_of([]), "operations": [first, entry]}))
+    trusted = f"{good},{bad}"
+    with pytest.raises(SettingsError, match=rf"{re.escape(str(bad))}: operation #2 needs"):
+        create_app(settings_for(neo4j_uri, GRAPHQL_TRUSTED_DOCUMENTS=trusted))
+
+
+def test_trusted_documents_set_to_no_file_stops_start_up() -> None:
+    with pytest.raises(SettingsError, match="must name at least one file"):
+        Settings.from_environ({"GRAPHQL_TRUSTED_DOCUMENTS": " , "})
 
 
 def test_the_examples_ship_their_manifest() -> None:

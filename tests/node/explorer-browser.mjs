@@ -20,8 +20,10 @@ const report = {
   csp: [],
   pageErrors: [],
   consoleErrors: [],
-  requests: [], // every POST /graphql: {operationName, variables, authorization}
-  actions: [], // {name, requests: [operationName…]}
+  // every POST /graphql: {operationName, variables, authorization, text, hash, code}: whether it
+  // carried the document's text, the persisted query hash it carried, its answer's first code
+  requests: [],
+  actions: [], // {name, requests: [operationName…], sent: [{operationName, text, hash, code}…]}
   axe: {}, // view → [{id, impact, nodes}]
   grammar: {}, // view → every "1 <plural noun>" the page printed (there should be none)
   seen: {},
@@ -40,11 +42,23 @@ try {
     }
     if (url.pathname === "/graphql" && request.method() === "POST") {
       const body = request.postDataJSON();
-      report.requests.push({
+      const sent = {
         operationName: body.operationName ?? null,
         variables: body.variables ?? null,
         authorization: request.headers()["authorization"] ?? null,
-      });
+        text: typeof body.query === "string",
+        hash: body.extensions?.persistedQuery?.sha256Hash ?? null,
+        code: null,
+      };
+      report.requests.push(sent);
+      // Passed on to the service as it is; its answer is read for the code, then delivered.
+      const response = await route.fetch();
+      try {
+        sent.code = (await response.json()).errors?.[0]?.extensions?.code ?? null;
+      } catch {
+        sent.code = `HTTP ${response.status()}`;
+      }
+      return route.fulfill({ response });
     }
     return route.continue();
   });
@@ -78,6 +92,9 @@ try {
     report.actions.push({
       name,
       requests: report.requests.slice(before).map((request) => request.operationName),
+      sent: report.requests
+        .slice(before)
+        .map(({ operationName, text, hash, code }) => ({ operationName, text, hash, code })),
     });
   }
 
@@ -258,7 +275,7 @@ try {
     await tabTo(".banner button.fix", "Only ");
     const narrowText = await page.evaluate(() => document.activeElement.innerText);
     await action("narrow", () => page.keyboard.press("Enter"), () =>
-      page.waitForFunction(() => location.search.includes("types=")),
+      page.waitForFunction(() => location.search.includes("types=") && !document.querySelector("#explorer-view .loading")),
     );
     await page.waitForSelector("#walk-graph[data-nodes]");
     report.seen.narrowButton = narrowText;
@@ -284,7 +301,7 @@ try {
     await page.waitForSelector(".banner");
     await tabTo(".banner button.fix", "Raise max nodes");
     await action("raise bound", () => page.keyboard.press("Enter"), () =>
-      page.waitForFunction(() => location.search.includes("nodes=10")),
+      page.waitForFunction(() => location.search.includes("nodes=10") && !document.querySelector("#explorer-view .loading")),
     );
     await page.waitForSelector("#walk-graph[data-nodes]");
     report.seen.raised = await walkSeen();
@@ -324,8 +341,15 @@ try {
       await tabTo(`fieldset.workspaces input[type=checkbox][value="${workspace}"]`);
       await page.keyboard.press("Space");
       await tabTo("form.scope button[type=submit]", "Apply scope");
+      // Done when the link holds the choice and the search's answer has replaced its "Searching"
+      // line (the link alone changes before the request is sent).
       await action(`scope ${who}`, () => page.keyboard.press("Enter"), () =>
-        page.waitForFunction((ws) => new URLSearchParams(location.search).get("ws") === ws, workspace),
+        page.waitForFunction(
+          (ws) =>
+            new URLSearchParams(location.search).get("ws") === ws &&
+            !document.querySelector("#explorer-view .loading"),
+          workspace,
+        ),
       );
       await page.waitForSelector(".hits .hit, .empty");
       report.seen[who].scopedUrl = page.url();

@@ -73,6 +73,7 @@ def explorer_built() -> Path:
     built = EXPLORER_DIR / "dist" / "index.html"
     sources = [
         *(EXPLORER_DIR / "src").rglob("*"),
+        *(EXPLORER_DIR / "scripts").rglob("*"),
         *(EXPLORER_DIR / name for name in ("index.html", "vite.config.ts", "codegen.ts")),
         REPOSITORY / "schema.graphql",
     ]
