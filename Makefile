@@ -79,8 +79,14 @@ lint: setup
 typecheck: setup
 	$(BIN)/mypy .
 
+# Two workers (pytest-xdist), each with its own Neo4j, each taking whole test modules (a module's
+# fixtures are built once). One worker kept one core busy and left the other mostly idle while
+# its Neo4j planned statements; two keep both busy (README, "2. `make test`", has the figures).
+# More cores: `make test TEST_WORKERS=4` (each worker's Neo4j takes about 1.5 GB).
+TEST_WORKERS ?= 2
+
 test: setup lint typecheck
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) --dist loadfile
 
 export-schema: setup
 	$(BIN)/evidencegraph export-schema
