@@ -2,13 +2,17 @@
 up to `queue` more wait, first come first served, each at most `wait_seconds`. Past that the
 request is refused with OVERLOADED and `Retry-After`, never left to time out.
 
-A request that finds the queue full is refused after a short pause (`REFUSAL_PAUSE_SECONDS`, at
-most `wait_seconds`), not at once. Clients that send again without honouring `Retry-After`
-(wrk does; so do naive retry loops) otherwise turn every refusal into another request at once:
-refusing costs the process about half a millisecond each, and at 32 such clients on scale S
-(`make bench`) the process spent its core refusing 2,000 requests a second while it answered
-11, down from 141 at 8 clients. The pause holds a refused request idle, costing no CPU, so the
-refusals it can be asked to make are bounded by the clients, not by their speed.
+A request that finds the queue full is refused at once, unless its client (its connection,
+when the caller says which: `slot(client=…)`) was refused less than `Retry-After` ago: that one
+is refused after a short pause (`REFUSAL_PAUSE_SECONDS`, at most `wait_seconds`). Clients that
+send again without honouring `Retry-After` (naive retry loops; wrk told to) otherwise turn every
+refusal into another request at once: refusing costs the process about half a millisecond
+each, and at 32 such clients on scale S (`make bench`) the process spent its core refusing 2,000
+requests a second while it answered 11, down from 141 at 8 clients. The pause holds a refused
+request idle, costing no CPU, so the refusals such clients can ask for are bounded by their
+number, not by their speed; a client that waits as told is told "no" at once (paused, its
+refusals had set p99 at 32 clients to the pause, 250 ms, nearly three times p99 at 8). A request
+whose client is not known is paused, as every refusal once was.
 
 Defaults come from the cores (api/settings.py, GRAPHQL_MAX_CONCURRENT_OPERATIONS): a request
 spends most of its time waiting for Neo4j, so a few operations per core keep the cores busy,
@@ -30,14 +34,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections import OrderedDict, deque
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from typing import Protocol
 
 from contract.errors import Overloaded
 
 RETRY_AFTER_SECONDS = 1
 REFUSAL_PAUSE_SECONDS = 0.25
+# Clients refused in the last `RETRY_AFTER_SECONDS`, at most this many (the oldest forgotten
+# first): a client forgotten early is only told "no" at once once more.
+REMEMBERED_REFUSALS = 10_000
 
 
 class AdmissionObserver(Protocol):
@@ -57,12 +64,15 @@ class Admission:
         observer: AdmissionObserver | None = None,
         refusal_pause: float = REFUSAL_PAUSE_SECONDS,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.slots = slots
         self.queue = queue
         self.wait_seconds = wait_seconds
         self.refusal_pause = min(refusal_pause, wait_seconds)
         self.sleep = sleep
+        self.clock = clock
+        self.refused_at: OrderedDict[Hashable, float] = OrderedDict()  # oldest refusal first
         self.executing = 0
         self.waiters: deque[asyncio.Future[None]] = deque()
         self.observer = observer
@@ -72,9 +82,10 @@ class Admission:
         return len(self.waiters)
 
     @contextlib.asynccontextmanager
-    async def slot(self) -> AsyncIterator[float]:
-        """Hold one slot while the block runs; yields the seconds spent waiting for it."""
-        waited = await self._acquire()
+    async def slot(self, client: Hashable | None = None) -> AsyncIterator[float]:
+        """Hold one slot while the block runs; yields the seconds spent waiting for it.
+        `client` names whoever sent the request (a connection's address), for the pause."""
+        waited = await self._acquire(client)
         if self.observer is not None:
             self.observer.waited(waited)
             self.observer.changed(self.executing, self.waiting)
@@ -85,13 +96,14 @@ class Admission:
             if self.observer is not None:
                 self.observer.changed(self.executing, self.waiting)
 
-    async def _acquire(self) -> float:
+    async def _acquire(self, client: Hashable | None) -> float:
         if self.executing < self.slots and not self.waiters:
             self.executing += 1
             return 0.0
         if len(self.waiters) >= self.queue:
-            if self.refusal_pause > 0:
+            if self.refusal_pause > 0 and self._came_back_early(client):
                 await self.sleep(self.refusal_pause)  # see the module docstring
+            self._remember_refusal(client)
             self._refuse("queue_full")
         started = time.perf_counter()
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -116,6 +128,25 @@ class Admission:
                 self._discard(waiter)
             raise
         return time.perf_counter() - started
+
+    def _came_back_early(self, client: Hashable | None) -> bool:
+        """Whether this client was refused less than `Retry-After` ago (unknown: assumed so)."""
+        if client is None:
+            return True
+        refused = self.refused_at.get(client)
+        return refused is not None and self.clock() - refused < RETRY_AFTER_SECONDS
+
+    def _remember_refusal(self, client: Hashable | None) -> None:
+        if client is None:
+            return
+        now = self.clock()
+        self.refused_at[client] = now
+        self.refused_at.move_to_end(client)
+        while self.refused_at and (
+            len(self.refused_at) > REMEMBERED_REFUSALS
+            or now - next(iter(self.refused_at.values())) >= RETRY_AFTER_SECONDS
+        ):
+            self.refused_at.popitem(last=False)
 
     def _release(self) -> None:
         while self.waiters:

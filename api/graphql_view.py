@@ -214,7 +214,9 @@ class GraphQLView(GraphQL[RequestContext, None]):
             return PreExecutionError(data=None, errors=[refusal])
         record = request_record.current.get()
         try:
-            async with self.front_door.admission.slot() as waited:
+            # The connection names the client: one refused that sends again before its
+            # Retry-After is refused after a pause (api/admission.py).
+            async with self.front_door.admission.slot(client=request.client) as waited:
                 if record is not None:
                     record.queue_seconds = waited
                 return await super().execute_operation(

@@ -318,8 +318,8 @@ fair peer in a rotating order (30 warm-up queries first), so load from other pro
 on all three alike.
 
 **Throughput**: [wrk](https://github.com/wg/wrk) 4.1 with bench/wrk_graphql.lua, closed loop:
-N connections, each sending its next request when the last is answered, for the level's
-seconds, after a warm-up of every target. The targets run side by side on the same
+N connections (a wrk thread each), each sending its next request when the last is answered,
+for the level's seconds, after a warm-up of every target. The targets run side by side on the same
 Neo4j; each level asks them one after another in a rotating order. An error is a transport
 error, a timeout (60 s), a non-200 answer or a GraphQL `errors` in the body; an answer refused
 `OVERLOADED` (the service's admission queue was full) is counted apart, and its client waits

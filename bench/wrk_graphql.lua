@@ -3,10 +3,10 @@
 -- (the admission queue is full: api/admission.py) is counted apart; any other non-200 answer or
 -- one whose body holds "errors" is an error; at the end one JSON line of figures (latency in µs).
 -- A refusal's `Retry-After` is honoured, as the contract asks of clients: the thread's next
--- request waits that long (`delay`, called by wrk before each request of the thread). Per thread
--- rather than per connection (wrk's script sees no connection), but one delayed request for each
--- refusal, so in aggregate each refused client waits as told. WRK_IGNORE_RETRY_AFTER=1 sends
--- again at once instead, like a naive retry loop.
+-- request waits that long (`delay`, called by wrk before each request of the thread). wrk's
+-- script sees threads, not connections: bench/load.py runs one thread per connection, so the
+-- refused connection is the one that waits. WRK_IGNORE_RETRY_AFTER=1 sends again at once
+-- instead, like a naive retry loop.
 local bodies = {}
 for line in io.lines(os.getenv("WRK_BODIES")) do
   bodies[#bodies + 1] = line

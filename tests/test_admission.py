@@ -1,7 +1,8 @@
-"""Admission control's refusals are paced (api/admission.py): a request that finds the queue full
-is refused after a short pause, holding nothing, so clients that send again at once cannot keep
-the process busy refusing them; and the default queue is half the slots (api/front_door.py).
-Pure unit tests: the pause is recorded, not waited for."""
+"""Admission control's refusals are paced (api/admission.py): a client that finds the queue full
+is refused at once, and one that comes back before its `Retry-After` (or is not known) is refused
+after a short pause, holding nothing, so clients that send again at once cannot keep the process
+busy refusing them; and the default queue is half the slots (api/front_door.py). Pure unit
+tests: the pause is recorded, not waited for, and the clock is the test's."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import asyncio
 
 import pytest
 
-from api.admission import REFUSAL_PAUSE_SECONDS, Admission
+from api import admission as admission_module
+from api.admission import REFUSAL_PAUSE_SECONDS, RETRY_AFTER_SECONDS, Admission
 from api.front_door import FrontDoor
 from api.settings import Settings
 from contract.errors import Overloaded
@@ -26,7 +28,7 @@ class Pauses:
         await asyncio.sleep(0)
 
 
-async def test_a_request_that_finds_the_queue_full_is_refused_after_a_pause_not_at_once() -> None:
+async def test_an_unknown_client_that_finds_the_queue_full_is_refused_after_a_pause() -> None:
     pauses = Pauses()
     admission = Admission(slots=1, queue=0, wait_seconds=5.0, sleep=pauses)
     async with admission.slot():
@@ -82,3 +84,67 @@ def test_a_queue_length_that_is_set_is_kept_even_zero() -> None:
         {"NEO4J_URI": "bolt://127.0.0.1:1", "GRAPHQL_QUEUE_LENGTH": "0"}
     )
     assert FrontDoor.from_settings(settings).admission.queue == 0
+
+
+class Clock:
+    """A clock the test moves."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def refused(admission: Admission, client: object) -> None:
+    with pytest.raises(Overloaded):
+        async with admission.slot(client=client):
+            pass
+
+
+async def test_a_client_refused_for_the_first_time_is_refused_at_once() -> None:
+    pauses = Pauses()
+    admission = Admission(slots=1, queue=0, wait_seconds=5.0, sleep=pauses, clock=Clock())
+    async with admission.slot(client=("127.0.0.1", 50001)):
+        await refused(admission, ("127.0.0.1", 50002))
+        await refused(admission, ("127.0.0.1", 50003))  # another client: at once too
+    assert pauses.seconds == []
+
+
+async def test_a_client_back_before_its_retry_after_is_refused_after_the_pause() -> None:
+    pauses, clock = Pauses(), Clock()
+    admission = Admission(slots=1, queue=0, wait_seconds=5.0, sleep=pauses, clock=clock)
+    client = ("127.0.0.1", 50002)
+    async with admission.slot(client=("127.0.0.1", 50001)):
+        await refused(admission, client)
+        clock.now += RETRY_AFTER_SECONDS * 0.99
+        await refused(admission, client)
+        assert pauses.seconds == [REFUSAL_PAUSE_SECONDS]
+        await refused(admission, client)  # and again: each early return waits
+        assert pauses.seconds == [REFUSAL_PAUSE_SECONDS] * 2
+
+
+async def test_a_client_that_waited_its_retry_after_is_refused_at_once_again() -> None:
+    pauses, clock = Pauses(), Clock()
+    admission = Admission(slots=1, queue=0, wait_seconds=5.0, sleep=pauses, clock=clock)
+    client = ("127.0.0.1", 50002)
+    async with admission.slot(client=("127.0.0.1", 50001)):
+        for _ in range(3):
+            await refused(admission, client)
+            clock.now += RETRY_AFTER_SECONDS
+    assert pauses.seconds == []
+
+
+async def test_the_clients_remembered_are_bounded_and_forgotten_after_retry_after(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(admission_module, "REMEMBERED_REFUSALS", 5)
+    clock = Clock()
+    admission = Admission(slots=1, queue=0, wait_seconds=5.0, sleep=Pauses(), clock=clock)
+    async with admission.slot(client="holder"):
+        for port in range(20):
+            await refused(admission, ("127.0.0.1", port))
+            assert len(admission.refused_at) <= 5
+        clock.now += RETRY_AFTER_SECONDS
+        await refused(admission, "last")
+        assert list(admission.refused_at) == ["last"]
