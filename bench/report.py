@@ -272,8 +272,16 @@ def write(results: dict[str, Any], out: Path, doc: Path = DOC) -> None:
         ]
     lines += ["## Hub entities against ordinary ones", ""]
     lines += hub_section(results.get("hubs"), str(relative), names)
+    # Sections measured by their own commands (bench/measured-apart.md), then what a person read
+    # in the figures (bench/findings.md): both kept beside the generator, so a run keeps them.
+    apart = REPOSITORY / "bench" / "measured-apart.md"
+    if apart.is_file():
+        text = apart.read_text()
+        if text.startswith("<!--"):  # the note to editors stays in the source
+            text = text.split("-->", 1)[1]
+        lines += ["", text.strip()]
     findings = REPOSITORY / "bench" / "findings.md"
-    if findings.is_file():  # what a person read in the figures, kept beside the generator
+    if findings.is_file():
         lines += ["", findings.read_text().rstrip()]
     lines += ["", METHOD.rstrip("\n")]
     doc.write_text("\n".join(lines) + "\n")
@@ -323,7 +331,8 @@ for the level's seconds, after a warm-up of every target. The targets run side b
 Neo4j; each level asks them one after another in a rotating order. An error is a transport
 error, a timeout (60 s), a non-200 answer or a GraphQL `errors` in the body; an answer refused
 `OVERLOADED` (the service's admission queue was full) is counted apart, and its client waits
-the `Retry-After` it was given before sending again, as the contract asks of clients. RSS is the
+the `Retry-After` it was given before sending again, as the contract asks of clients (runs
+before 2 December 2026 used two wrk threads and sent again at once). RSS is the
 server's processes' (a uvicorn supervisor and its workers; the Node process) after the level;
 CPU per request is user + system time of those processes (and of Neo4j's JVM) during the
 level over the requests answered. wrk, the servers and Neo4j share the same 2 cores.
