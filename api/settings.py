@@ -266,7 +266,10 @@ SETTINGS: tuple[Setting, ...] = (
         "GRAPHQL_MAX_CONCURRENT_OPERATIONS",
         "graphql_max_concurrent_operations",
         Integer(None, 1, 10_000),
-        "Operations this process executes at once; unset: 4 per core (at least 4).",
+        (
+            "Operations this process executes at once; unset: 4 per core, shared by the"
+            " processes of `serve --workers` (at least 4 each)."
+        ),
     ),
     Setting(
         "GRAPHQL_QUEUE_LENGTH",

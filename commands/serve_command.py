@@ -33,6 +33,7 @@ from starlette.applications import Starlette
 
 from api.app import create_app
 from api.embedder_setup import check_graph_embedder, configured_identity
+from api.front_door import PROCESSES_VARIABLE
 from api.lifespan import open_graph
 from api.metrics import MULTIPROC_DIR
 from api.request_log import logging_config
@@ -79,6 +80,7 @@ def serve(host: str, port: int, settings: Settings | None = None, workers: int =
         signal.signal(signal.SIGTERM, lambda signum, frame: None)
     if workers > 1:
         os.environ[WORKER_HOST_VARIABLE] = host
+        os.environ[PROCESSES_VARIABLE] = str(workers)  # the cores' slots are shared among them
     with metrics_directory(settings.metrics_enabled and workers > 1):
         uvicorn.run(
             app if workers == 1 else WORKER_APP,

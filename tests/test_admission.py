@@ -11,6 +11,7 @@ import asyncio
 import pytest
 
 from api import admission as admission_module
+from api import front_door
 from api.admission import REFUSAL_PAUSE_SECONDS, RETRY_AFTER_SECONDS, Admission
 from api.front_door import FrontDoor
 from api.settings import Settings
@@ -148,3 +149,15 @@ async def test_the_clients_remembered_are_bounded_and_forgotten_after_retry_afte
         clock.now += RETRY_AFTER_SECONDS
         await refused(admission, "last")
         assert list(admission.refused_at) == ["last"]
+
+
+@pytest.mark.parametrize("processes", [1, 2, 3, 64])
+def test_by_default_the_processes_of_serve_share_four_slots_per_core_at_least_four_each(
+    monkeypatch: pytest.MonkeyPatch, processes: int
+) -> None:
+    monkeypatch.setattr(front_door, "cores", lambda: 2)
+    monkeypatch.setenv(front_door.PROCESSES_VARIABLE, str(processes))
+    settings = Settings.from_environ({"NEO4J_URI": "bolt://127.0.0.1:1"})
+    admission = FrontDoor.from_settings(settings).admission
+    assert admission.slots == max(4, 8 // processes)
+    assert admission.queue == admission.slots // 2
