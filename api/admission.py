@@ -101,9 +101,7 @@ class Admission:
             self.executing += 1
             return 0.0
         if len(self.waiters) >= self.queue:
-            if self.refusal_pause > 0 and self._came_back_early(client):
-                await self.sleep(self.refusal_pause)  # see the module docstring
-            self._remember_refusal(client)
+            await self.pace_refusal(client)
             self._refuse("queue_full")
         started = time.perf_counter()
         waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
@@ -128,6 +126,17 @@ class Admission:
                 self._discard(waiter)
             raise
         return time.perf_counter() - started
+
+    async def pace_refusal(self, client: Hashable | None) -> None:
+        """Before a refusal is answered: pause when `client` was refused less than `Retry-After`
+        ago (or is not known), and remember this refusal. The front door's other refusals that a
+        client can repeat cheaply (COST_LIMIT_EXCEEDED, RATE_LIMITED: api/graphql_view.py) are
+        paced by the same memory: one connection sending a cost bomb again and again took the
+        process's core, 1,770 refusals a second, and another caller's p95 went from 32 to 53 ms
+        (bench/cost_bomb.py)."""
+        if self.refusal_pause > 0 and self._came_back_early(client):
+            await self.sleep(self.refusal_pause)  # see the module docstring
+        self._remember_refusal(client)
 
     def _came_back_early(self, client: Hashable | None) -> bool:
         """Whether this client was refused less than `Retry-After` ago (unknown: assumed so)."""

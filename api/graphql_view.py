@@ -54,8 +54,24 @@ from api.graphiql import graphiql_page
 from api.json_body import UnreadableJson, read_json
 from api.request_log import note_errors
 from api.services import Services
-from contract.errors import BackendUnavailable, EvidenceGraphError, Overloaded
+from contract.errors import (
+    BackendUnavailable,
+    CostLimitExceeded,
+    EvidenceGraphError,
+    Overloaded,
+    RateLimited,
+)
 from resolvers.context import RequestContext
+
+
+def repeatable_refusal(result: object) -> bool:
+    """An answer refusing the whole operation for what the caller can send again at once, as
+    cheaply: over the cost limit or over its rate (paced: api/admission.py `pace_refusal`). The
+    errors are coded by then (api/errors.py): the code says which."""
+    if not isinstance(result, ExecutionResult) or result.data is not None or not result.errors:
+        return False
+    code = (result.errors[0].extensions or {}).get("code")
+    return code in (CostLimitExceeded.code, RateLimited.code)
 
 
 class Refused(HTTPException):
@@ -219,9 +235,12 @@ class GraphQLView(GraphQL[RequestContext, None]):
             async with self.front_door.admission.slot(client=request.client) as waited:
                 if record is not None:
                     record.queue_seconds = waited
-                return await super().execute_operation(
+                result = await super().execute_operation(
                     request, request_adapter, request_data, context, root_value, sub_response
                 )
+            if repeatable_refusal(result):  # paced like OVERLOADED, holding no slot
+                await self.front_door.admission.pace_refusal(request.client)
+            return result
         except Overloaded as overloaded:
             return PreExecutionError(data=None, errors=[self.request_error(overloaded)])
         except HTTPException as refused:

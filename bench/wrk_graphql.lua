@@ -30,10 +30,16 @@ function init(args)
   counter = offset or 0
 end
 
+-- WRK_AUTHORIZATION, when set, is sent as the Authorization header (bench/cost_bomb.py's key).
+headers = { ["Content-Type"] = "application/json" }
+if os.getenv("WRK_AUTHORIZATION") then
+  headers["Authorization"] = os.getenv("WRK_AUTHORIZATION")
+end
+
 function request()
   counter = counter + 1
   local body = bodies[(counter % #bodies) + 1]
-  return wrk.format("POST", "/graphql", { ["Content-Type"] = "application/json" }, body)
+  return wrk.format("POST", "/graphql", headers, body)
 end
 
 function delay()

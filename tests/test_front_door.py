@@ -82,6 +82,27 @@ async def test_a_cost_bomb_is_refused_before_any_statement_and_others_keep_worki
         assert client.statements != []
 
 
+async def test_a_cost_bomb_sent_again_at_once_is_refused_after_a_pause_holding_nothing(
+    client: Client, builder: GraphBuilder
+) -> None:
+    await builder.version("acme", ["Ada wrote notes."], mentions={"Ada": [0]})
+    admission = client.app.state.front_door.admission
+    pauses: list[float] = []
+
+    async def recorded(seconds: float) -> None:
+        pauses.append(seconds)
+        assert admission.executing == 0  # the pause holds no slot
+
+    admission.sleep = recorded
+    bomb = "{ " + " ".join(f"w{i}: " + max_walk(new_id()) for i in range(30)) + " }"
+    for _ in range(3):  # the test's client is one connection
+        assert code(await client.execute(bomb)) == "COST_LIMIT_EXCEEDED"
+    assert pauses == [admission.refusal_pause] * 2  # the first at once, each return after it
+    answer = await client.execute(f'{{ entity(id: "{builder.entity_id("Ada")}") {{ name }} }}')
+    assert answer["data"] == {"entity": {"name": "Ada"}}
+    assert len(pauses) == 2  # an answer is never paused
+
+
 async def test_every_answer_reports_its_cost(client: Client, builder: GraphBuilder) -> None:
     await builder.version("acme", ["Ada wrote notes."], mentions={"Ada": [0]})
     query = f'{{ entity(id: "{builder.entity_id("Ada")}") {{ name evidence(limit: 2) {{ id }} }} }}'
