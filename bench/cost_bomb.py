@@ -19,9 +19,6 @@ import argparse
 import asyncio
 import json
 import os
-import statistics
-import subprocess
-import threading
 import time
 import uuid
 from pathlib import Path
@@ -31,18 +28,15 @@ import httpx
 
 from bench import build_graph
 from bench.load import (
-    EVIDENCEGRAPH,
     SERVICE_OPERATION,
-    Server,
+    percentile,
     prepare_graph,
     run_wrk,
-    stop_server,
-    wait_ready,
+    service,
     write_bodies,
 )
-from bench.search_paths import service_environment
 from bench.vocabulary import search_queries
-from localneo4j.server import free_port, stop
+from localneo4j.server import stop
 
 BOMBER_KEY = "bench-bomber-0123456789abcdef"
 CALLER_KEY = "bench-caller-fedcba9876543210"
@@ -78,11 +72,10 @@ async def timed_searches(url: str, queries: list[str], seconds: float) -> list[f
 
 
 def summary(latencies: list[float]) -> dict[str, float]:
-    ordered = sorted(latencies)
     return {
-        "requests": len(ordered),
-        "p50_ms": round(statistics.median(ordered), 1),
-        "p95_ms": round(ordered[int(len(ordered) * 0.95)], 1),
+        "requests": len(latencies),
+        "p50_ms": round(percentile(latencies, 0.5), 1),
+        "p95_ms": round(percentile(latencies, 0.95), 1),
     }
 
 
@@ -99,22 +92,6 @@ def refused_bombs(log: Path) -> dict[str, int]:
     return {"refused_in_log": refused, "statements_sent_by_refused": statements}
 
 
-def serve(bolt_uri: str, keys: Path, log: Path) -> Server:
-    """One service process with API keys and the JSON request log."""
-    port = free_port()
-    environment = {
-        **os.environ,
-        **service_environment(bolt_uri),
-        "AUTH_MODE": "apikeys",
-        "AUTH_API_KEYS_FILE": str(keys),
-        "LOG_FORMAT": "json",
-    }
-    command = [EVIDENCEGRAPH, "serve", "--port", str(port), "--workers", "1"]
-    with log.open("wb") as output:
-        process = subprocess.Popen(command, env=environment, stdout=output, stderr=output)
-    return Server("service --workers 1", f"http://127.0.0.1:{port}", process, log)
-
-
 async def measure(arguments: argparse.Namespace) -> dict[str, Any]:
     home = arguments.work / "neo4j-S"
     logs = arguments.work / "logs-S"
@@ -129,25 +106,27 @@ async def measure(arguments: argparse.Namespace) -> dict[str, Any]:
         logs / "cost-bomb.jsonl", [{"query": bomb(str(uuid.uuid4()))} for _ in range(count)]
     )
     log = logs / "cost-bomb-service.log"
-    server = serve(bolt_uri, keys, log)
+    settings = {"AUTH_MODE": "apikeys", "AUTH_API_KEYS_FILE": str(keys)}
     queries = search_queries(2000, seed=23)
     try:
-        wait_ready(server, "/readyz")
-        await timed_searches(server.url, queries[-50:], 3)  # warm-up
-        alone = await timed_searches(server.url, queries[: len(queries) // 2], arguments.seconds)
-        bombing: dict[str, Any] = {}
-
-        def bombard() -> None:
-            os.environ["WRK_AUTHORIZATION"] = f"Bearer {BOMBER_KEY}"
-            bombing.update(run_wrk(server.url, bombs, arguments.bombers, arguments.seconds + 2))
-
-        bomber = threading.Thread(target=bombard)
-        bomber.start()
-        await asyncio.sleep(1)  # the bombers are under way before the timing starts
-        bombed = await timed_searches(server.url, queries[len(queries) // 2 :], arguments.seconds)
-        bomber.join()
+        with service(bolt_uri, 1, logs, settings, log.name) as server:
+            await timed_searches(server.url, queries[-50:], 3)  # warm-up
+            half = len(queries) // 2
+            alone = await timed_searches(server.url, queries[:half], arguments.seconds)
+            bombing = asyncio.create_task(
+                asyncio.to_thread(
+                    run_wrk,
+                    server.url,
+                    bombs,
+                    arguments.bombers,
+                    arguments.seconds + 2,
+                    f"Bearer {BOMBER_KEY}",
+                )
+            )
+            await asyncio.sleep(1)  # the bombers are under way before the timing starts
+            bombed = await timed_searches(server.url, queries[half:], arguments.seconds)
+            figures = await bombing
     finally:
-        stop_server(server)
         if arguments.stop:
             stop(home)
     return {
@@ -156,8 +135,8 @@ async def measure(arguments: argparse.Namespace) -> dict[str, Any]:
         "varied_documents": arguments.vary,
         "alone": summary(alone),
         "bombed": summary(bombed),
-        "bombs_sent": bombing.get("requests"),
-        "bombs_refused_per_wrk": bombing.get("graphql_errors"),
+        "bombs_sent": figures["requests"],
+        "bombs_refused_per_wrk": figures["graphql_errors"],
         **refused_bombs(log),
         "load_average_end": [round(x, 2) for x in os.getloadavg()],
     }

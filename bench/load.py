@@ -58,7 +58,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -205,10 +205,23 @@ def stop_server(server: Server) -> None:
 
 
 @contextlib.contextmanager
-def service(bolt_uri: str, workers: int, logs: Path) -> Iterator[Server]:
+def service(
+    bolt_uri: str,
+    workers: int,
+    logs: Path,
+    settings: Mapping[str, str] | None = None,
+    log_name: str | None = None,
+) -> Iterator[Server]:
+    """`evidencegraph serve` with the bench's settings (plus `settings`), its JSON log in
+    `logs` (`log_name`, or service-w<workers>.log)."""
     port = free_port()
-    log = logs / f"service-w{workers}.log"
-    environment = {**os.environ, **service_environment(bolt_uri), "LOG_FORMAT": "json"}
+    log = logs / (log_name or f"service-w{workers}.log")
+    environment = {
+        **os.environ,
+        **service_environment(bolt_uri),
+        "LOG_FORMAT": "json",
+        **(settings or {}),
+    }
     command = [EVIDENCEGRAPH, "serve", "--port", str(port), "--workers", str(workers)]
     with log.open("wb") as output:
         process = subprocess.Popen(command, env=environment, stdout=output, stderr=output)
@@ -392,7 +405,11 @@ def write_bodies(path: Path, bodies: Sequence[dict[str, Any]]) -> Path:
     return path
 
 
-def run_wrk(url: str, bodies: Path, clients: int, seconds: float) -> dict[str, Any]:
+def run_wrk(
+    url: str, bodies: Path, clients: int, seconds: float, authorization: str | None = None
+) -> dict[str, Any]:
+    """wrk's figures for `clients` connections sending `bodies` for `seconds`; `authorization`,
+    when given, goes out as every request's Authorization header."""
     # One thread per connection: wrk's script sees threads, not connections, so this is what
     # makes a refused connection the one that waits its Retry-After (bench/wrk_graphql.lua).
     # Threads cost nothing while they wait for answers.
@@ -408,9 +425,10 @@ def run_wrk(url: str, bodies: Path, clients: int, seconds: float) -> dict[str, A
         str(WRK_SCRIPT),
         url + "/graphql",
     ]
-    done = subprocess.run(
-        command, env={**os.environ, "WRK_BODIES": str(bodies)}, capture_output=True, text=True
-    )
+    environment = {**os.environ, "WRK_BODIES": str(bodies)}
+    if authorization is not None:
+        environment["WRK_AUTHORIZATION"] = authorization
+    done = subprocess.run(command, env=environment, capture_output=True, text=True)
     for line in done.stdout.splitlines():
         if line.startswith("WRK_JSON "):
             figures: dict[str, Any] = json.loads(line.removeprefix("WRK_JSON "))

@@ -30,7 +30,7 @@ function init(args)
   counter = offset or 0
 end
 
--- WRK_AUTHORIZATION, when set, is sent as the Authorization header (bench/cost_bomb.py's key).
+-- WRK_AUTHORIZATION, when set, is sent as the Authorization header (run_wrk's `authorization`).
 headers = { ["Content-Type"] = "application/json" }
 if os.getenv("WRK_AUTHORIZATION") then
   headers["Authorization"] = os.getenv("WRK_AUTHORIZATION")

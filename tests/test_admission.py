@@ -14,8 +14,8 @@ from api import admission as admission_module
 from api import front_door
 from api.admission import REFUSAL_PAUSE_SECONDS, RETRY_AFTER_SECONDS, Admission
 from api.front_door import FrontDoor
-from api.settings import Settings
 from contract.errors import Overloaded
+from tests.conftest import settings_for_tests
 
 
 class Pauses:
@@ -69,22 +69,21 @@ async def test_the_pause_is_never_longer_than_the_wait_limit(wait_seconds: float
     assert pauses.seconds == ([] if wait_seconds == 0 else [wait_seconds])
 
 
+def admission_from(**settings: str) -> Admission:
+    """The admission a front door builds from the test settings plus `settings`."""
+    return FrontDoor.from_settings(settings_for_tests("bolt://127.0.0.1:1", **settings)).admission
+
+
 @pytest.mark.parametrize(("slots", "queue"), [(1, 1), (2, 1), (8, 4), (9, 4), (64, 32)])
 def test_by_default_the_queue_holds_half_as_many_operations_as_the_slots(
     slots: int, queue: int
 ) -> None:
-    settings = Settings.from_environ(
-        {"NEO4J_URI": "bolt://127.0.0.1:1", "GRAPHQL_MAX_CONCURRENT_OPERATIONS": str(slots)}
-    )
-    admission = FrontDoor.from_settings(settings).admission
+    admission = admission_from(GRAPHQL_MAX_CONCURRENT_OPERATIONS=str(slots))
     assert (admission.slots, admission.queue) == (slots, queue)
 
 
 def test_a_queue_length_that_is_set_is_kept_even_zero() -> None:
-    settings = Settings.from_environ(
-        {"NEO4J_URI": "bolt://127.0.0.1:1", "GRAPHQL_QUEUE_LENGTH": "0"}
-    )
-    assert FrontDoor.from_settings(settings).admission.queue == 0
+    assert admission_from(GRAPHQL_QUEUE_LENGTH="0").queue == 0
 
 
 class Clock:
@@ -157,7 +156,6 @@ def test_by_default_the_processes_of_serve_share_four_slots_per_core_at_least_fo
 ) -> None:
     monkeypatch.setattr(front_door, "cores", lambda: 2)
     monkeypatch.setenv(front_door.PROCESSES_VARIABLE, str(processes))
-    settings = Settings.from_environ({"NEO4J_URI": "bolt://127.0.0.1:1"})
-    admission = FrontDoor.from_settings(settings).admission
+    admission = admission_from()
     assert admission.slots == max(4, 8 // processes)
     assert admission.queue == admission.slots // 2

@@ -39,6 +39,11 @@ def max_walk(entity_id: str) -> str:
     )
 
 
+def cost_bomb() -> str:
+    """The issue's cost bomb: 30 aliases of maximum-bound walks."""
+    return "{ " + " ".join(f"w{i}: " + max_walk(new_id()) for i in range(30)) + " }"
+
+
 def bearer(key: str) -> dict[str, str]:
     return {"authorization": f"Bearer {key}", **GRAPHQL_RESPONSE}
 
@@ -59,7 +64,7 @@ async def test_a_cost_bomb_is_refused_before_any_statement_and_others_keep_worki
 ) -> None:
     ada = await builder.version("acme", ["Ada wrote notes."], mentions={"Ada": [0]})
     del ada
-    bomb = "{ " + " ".join(f"w{i}: " + max_walk(new_id()) for i in range(30)) + " }"
+    bomb = cost_bomb()
     settings_ = {"AUTH_MODE": "apikeys", "AUTH_API_KEYS_FILE": str(keys_file)}
     async with serving(neo4j_uri, graph, **settings_) as client:
         client.statements.clear()
@@ -94,7 +99,7 @@ async def test_a_cost_bomb_sent_again_at_once_is_refused_after_a_pause_holding_n
         assert admission.executing == 0  # the pause holds no slot
 
     admission.sleep = recorded
-    bomb = "{ " + " ".join(f"w{i}: " + max_walk(new_id()) for i in range(30)) + " }"
+    bomb = cost_bomb()
     for _ in range(3):  # the test's client is one connection
         assert code(await client.execute(bomb)) == "COST_LIMIT_EXCEEDED"
     assert pauses == [admission.refusal_pause] * 2  # the first at once, each return after it
