@@ -14,6 +14,15 @@ number, not by their speed; a client that waits as told is told "no" at once (pa
 refusals had set p99 at 32 clients to the pause, 250 ms, nearly three times p99 at 8). A request
 whose client is not known is paused, as every refusal once was.
 
+A caller's own refusals (over the cost limit, over its rate: `pace_refusal(caller=…)`) are also
+answered one per pause per caller, whatever number of connections it sends them on: pacing each
+connection bounded one connection, and eight connections of one key sending cost bombs with a
+new text each (each costs about 19 ms of the process's core to parse, validate and price) took
+another caller's p95 from 11 to 64 ms (bench/cost_bomb.py). Each connection then waits its turn,
+so together they send no faster than one connection. OVERLOADED is the process's state, not the
+caller's doing, and is not serialized per caller: the clients of one key beyond the queue are
+each refused at once.
+
 Defaults come from the cores (api/settings.py, GRAPHQL_MAX_CONCURRENT_OPERATIONS): a request
 spends most of its time waiting for Neo4j, so a few operations per core keep the cores busy,
 and more only lengthen every answer.
@@ -42,8 +51,8 @@ from contract.errors import Overloaded
 
 RETRY_AFTER_SECONDS = 1
 REFUSAL_PAUSE_SECONDS = 0.25
-# Clients refused in the last `RETRY_AFTER_SECONDS`, at most this many (the oldest forgotten
-# first): a client forgotten early is only told "no" at once once more.
+# Clients (and callers) refused in the last `RETRY_AFTER_SECONDS`, at most this many of each (the
+# oldest forgotten first): one forgotten early is only told "no" at once once more.
 REMEMBERED_REFUSALS = 10_000
 
 
@@ -73,6 +82,8 @@ class Admission:
         self.sleep = sleep
         self.clock = clock
         self.refused_at: OrderedDict[Hashable, float] = OrderedDict()  # oldest refusal first
+        # When each caller's last refusal is (or was) answered; oldest first.
+        self.callers_turn: OrderedDict[Hashable, float] = OrderedDict()
         self.executing = 0
         self.waiters: deque[asyncio.Future[None]] = deque()
         self.observer = observer
@@ -127,16 +138,20 @@ class Admission:
             raise
         return time.perf_counter() - started
 
-    async def pace_refusal(self, client: Hashable | None) -> None:
+    async def pace_refusal(self, client: Hashable | None, caller: Hashable | None = None) -> None:
         """Before a refusal is answered: pause when `client` was refused less than `Retry-After`
         ago (or is not known), and remember this refusal. The front door's other refusals that a
         client can repeat cheaply (COST_LIMIT_EXCEEDED, RATE_LIMITED: api/graphql_view.py) are
         paced by the same memory: one connection sending a cost bomb again and again took the
         process's core, 1,770 refusals a second, and another caller's p95 went from 32 to 53 ms
-        (bench/cost_bomb.py)."""
-        if self.refusal_pause > 0 and self._came_back_early(client):
-            await self.sleep(self.refusal_pause)  # see the module docstring
-        self._remember_refusal(client)
+        (bench/cost_bomb.py). Those also name their `caller`, whose refusals are then answered
+        one per pause, on all its connections together (see the module docstring)."""
+        pause = self.refusal_pause if self._came_back_early(client) else 0.0
+        if caller is not None:
+            pause = max(pause, self._callers_turn(caller))
+        if pause > 0:
+            await self.sleep(pause)  # see the module docstring
+        self._remember(self.refused_at, client, self.clock())
 
     def _came_back_early(self, client: Hashable | None) -> bool:
         """Whether this client was refused less than `Retry-After` ago (unknown: assumed so)."""
@@ -145,17 +160,34 @@ class Admission:
         refused = self.refused_at.get(client)
         return refused is not None and self.clock() - refused < RETRY_AFTER_SECONDS
 
-    def _remember_refusal(self, client: Hashable | None) -> None:
-        if client is None:
-            return
+    def _callers_turn(self, caller: Hashable) -> float:
+        """Seconds until this caller's refusal may be answered: at once when its last one was
+        answered `Retry-After` ago or more, else one pause after its last one (which may itself
+        be still to come)."""
         now = self.clock()
-        self.refused_at[client] = now
-        self.refused_at.move_to_end(client)
-        while self.refused_at and (
-            len(self.refused_at) > REMEMBERED_REFUSALS
-            or now - next(iter(self.refused_at.values())) >= RETRY_AFTER_SECONDS
+        last = self.callers_turn.get(caller)
+        if last is None or now - last >= RETRY_AFTER_SECONDS or self.refusal_pause <= 0:
+            turn = now
+        else:
+            turn = max(now, last + self.refusal_pause)
+        self._remember(self.callers_turn, caller, turn)
+        return turn - now
+
+    def _remember(
+        self, memory: OrderedDict[Hashable, float], who: Hashable | None, at: float
+    ) -> None:
+        """Note `who`'s refusal, forgetting the oldest past `REMEMBERED_REFUSALS` and those
+        answered `Retry-After` ago or more."""
+        if who is None:
+            return
+        memory[who] = at
+        memory.move_to_end(who)
+        now = self.clock()
+        while memory and (
+            len(memory) > REMEMBERED_REFUSALS
+            or now - next(iter(memory.values())) >= RETRY_AFTER_SECONDS
         ):
-            self.refused_at.popitem(last=False)
+            memory.popitem(last=False)
 
     def _release(self) -> None:
         while self.waiters:

@@ -17,6 +17,7 @@ from api.gateway_token import GatewayToken
 from api.graph_checks import GraphChecks
 from api.services import Services
 from api.settings import Settings
+from api.start_up_heap import frozen_while_serving
 from api.vector_store_setup import create_vector_store
 from embedding.query_cache import QueryEmbedder
 from graph.driver import Graph
@@ -128,6 +129,7 @@ def lifespan_for(
                 hook.attach(services)
             if mcp_sessions is not None:
                 await stack.enter_async_context(mcp_sessions())
+            stack.enter_context(frozen_while_serving())  # last: all of start-up is frozen
             yield
 
     return lifespan

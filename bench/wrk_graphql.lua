@@ -1,5 +1,6 @@
--- wrk script of bench/load.py: POST /graphql with one body after another from $WRK_BODIES (one
--- JSON request a line), each thread starting at its own place; an answer refused OVERLOADED
+-- wrk script of bench/load.py: POST /graphql with bodies from $WRK_BODIES (one JSON request a
+-- line), each drawn at random, so every level asks the same mix of them whatever its number of
+-- connections (see `request`); an answer refused OVERLOADED
 -- (the admission queue is full: api/admission.py) is counted apart; any other non-200 answer or
 -- one whose body holds "errors" is an error; at the end one JSON line of figures (latency in µs).
 -- A refusal's `Retry-After` is honoured, as the contract asks of clients: the thread's next
@@ -15,11 +16,10 @@ end
 threads = {}
 
 function setup(thread)
-  thread:set("offset", #threads * 7919)
+  thread:set("seed", #threads + 1)
   table.insert(threads, thread)
 end
 
-counter = 0
 waits = {}  -- milliseconds each refused request's client must wait, oldest first
 honour_retry_after = os.getenv("WRK_IGNORE_RETRY_AFTER") ~= "1"
 errors = 0
@@ -27,7 +27,7 @@ overloaded = 0
 answered = 0
 
 function init(args)
-  counter = offset or 0
+  math.randomseed(seed or 1)  -- each thread its own sequence, the same in every run
 end
 
 -- WRK_AUTHORIZATION, when set, is sent as the Authorization header (run_wrk's `authorization`).
@@ -36,9 +36,13 @@ if os.getenv("WRK_AUTHORIZATION") then
   headers["Authorization"] = os.getenv("WRK_AUTHORIZATION")
 end
 
+-- Each request's body is drawn uniformly from all of them. Walking the list from a place per
+-- thread made the levels ask different mixes: 8 connections asked mostly what the levels before
+-- had asked, already in the service's query-vector cache, and 32 connections asked more that
+-- was not, with other answers' sizes; the service's CPU per answer differed by level for that
+-- alone (bench/measured-apart.md, "The front door").
 function request()
-  counter = counter + 1
-  local body = bodies[(counter % #bodies) + 1]
+  local body = bodies[math.random(#bodies)]
   return wrk.format("POST", "/graphql", headers, body)
 end
 

@@ -159,3 +159,50 @@ def test_by_default_the_processes_of_serve_share_four_slots_per_core_at_least_fo
     admission = admission_from()
     assert admission.slots == max(4, 8 // processes)
     assert admission.queue == admission.slots // 2
+
+
+async def test_a_callers_refusals_on_many_connections_are_answered_one_per_pause() -> None:
+    pauses, clock = Pauses(), Clock()
+    admission = Admission(slots=1, queue=0, wait_seconds=5.0, sleep=pauses, clock=clock)
+    for port in range(4):  # four connections, each refused for the first time
+        await admission.pace_refusal(("127.0.0.1", port), caller="key:bomber")
+    pause = REFUSAL_PAUSE_SECONDS
+    assert pauses.seconds == [pause, 2 * pause, 3 * pause]  # the first at once, then in turn
+
+
+async def test_another_callers_refusal_does_not_wait_for_the_first_callers_turns() -> None:
+    pauses, clock = Pauses(), Clock()
+    admission = Admission(slots=1, queue=0, wait_seconds=5.0, sleep=pauses, clock=clock)
+    for port in range(4):
+        await admission.pace_refusal(("127.0.0.1", port), caller="key:bomber")
+    pauses.seconds.clear()
+    await admission.pace_refusal(("127.0.0.1", 9), caller="key:other")
+    assert pauses.seconds == []
+
+
+async def test_a_caller_refused_retry_after_ago_or_more_is_refused_at_once_again() -> None:
+    pauses, clock = Pauses(), Clock()
+    admission = Admission(slots=1, queue=0, wait_seconds=5.0, sleep=pauses, clock=clock)
+    for port in range(3):
+        await admission.pace_refusal(("127.0.0.1", port), caller="key:a")
+        clock.now += RETRY_AFTER_SECONDS
+    assert pauses.seconds == []
+
+
+async def test_overloaded_is_not_serialized_per_caller() -> None:
+    """The queue being full is the process's state: one key's clients beyond it are each
+    refused at once (each a new connection)."""
+    pauses = Pauses()
+    admission = Admission(slots=1, queue=0, wait_seconds=5.0, sleep=pauses, clock=Clock())
+    async with admission.slot(client=("127.0.0.1", 1)):
+        for port in range(2, 6):
+            await refused(admission, ("127.0.0.1", port))
+    assert pauses.seconds == []
+
+
+async def test_the_callers_remembered_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(admission_module, "REMEMBERED_REFUSALS", 5)
+    admission = Admission(slots=1, queue=0, wait_seconds=5.0, sleep=Pauses(), clock=Clock())
+    for caller in range(20):
+        await admission.pace_refusal(("127.0.0.1", caller), caller=f"key:{caller}")
+        assert len(admission.callers_turn) <= 5

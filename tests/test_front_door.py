@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -97,8 +98,9 @@ async def test_a_cost_bomb_sent_again_at_once_is_refused_after_a_pause_holding_n
     async def recorded(seconds: float) -> None:
         pauses.append(seconds)
         assert admission.executing == 0  # the pause holds no slot
+        client.clock.advance(seconds)  # as a real pause would
 
-    admission.sleep = recorded
+    admission.sleep, admission.clock = recorded, client.clock
     bomb = cost_bomb()
     for _ in range(3):  # the test's client is one connection
         assert code(await client.execute(bomb)) == "COST_LIMIT_EXCEEDED"
@@ -106,6 +108,38 @@ async def test_a_cost_bomb_sent_again_at_once_is_refused_after_a_pause_holding_n
     answer = await client.execute(f'{{ entity(id: "{builder.entity_id("Ada")}") {{ name }} }}')
     assert answer["data"] == {"entity": {"name": "Ada"}}
     assert len(pauses) == 2  # an answer is never paused
+
+
+async def test_a_callers_cost_bombs_on_several_connections_are_answered_one_per_pause(
+    neo4j_uri: str, graph: Graph, builder: GraphBuilder, keys_file: Path
+) -> None:
+    settings_ = {"AUTH_MODE": "apikeys", "AUTH_API_KEYS_FILE": str(keys_file)}
+    async with serving(neo4j_uri, graph, **settings_) as client:
+        admission = client.app.state.front_door.admission
+        pauses: list[float] = []
+
+        async def recorded(seconds: float) -> None:
+            pauses.append(seconds)
+
+        admission.sleep, admission.clock = recorded, client.clock  # time stands still
+
+        async def bomb_from(port: int, key: str) -> str:
+            transport = httpx.ASGITransport(app=client.app, client=("127.0.0.1", port))
+            async with httpx.AsyncClient(transport=transport, base_url="http://x") as http:
+                answer = await http.post(
+                    "/graphql", json={"query": cost_bomb()}, headers=bearer(key)
+                )
+            return code(answer.json())
+
+        # Three connections of one key, each sending its first bomb: answered in turn.
+        assert [await bomb_from(port, ACME_KEY) for port in (50001, 50002, 50003)] == [
+            "COST_LIMIT_EXCEEDED"
+        ] * 3
+        pause = admission.refusal_pause
+        assert pauses == [pause, 2 * pause]
+        # Another key's first bomb, on its own connection, is not held up by those turns.
+        assert await bomb_from(50004, OTHER_KEY) == "COST_LIMIT_EXCEEDED"
+        assert pauses == [pause, 2 * pause]
 
 
 async def test_every_answer_reports_its_cost(client: Client, builder: GraphBuilder) -> None:
