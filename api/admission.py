@@ -14,14 +14,19 @@ number, not by their speed; a client that waits as told is told "no" at once (pa
 refusals had set p99 at 32 clients to the pause, 250 ms, nearly three times p99 at 8). A request
 whose client is not known is paused, as every refusal once was.
 
-A caller's own refusals (over the cost limit, over its rate: `pace_refusal(caller=…)`) are also
-answered one per pause per caller, whatever number of connections it sends them on: pacing each
-connection bounded one connection, and eight connections of one key sending cost bombs with a
-new text each (each costs about 19 ms of the process's core to parse, validate and price) took
-another caller's p95 from 11 to 64 ms (bench/cost_bomb.py). Each connection then waits its turn,
-so together they send no faster than one connection. OVERLOADED is the process's state, not the
-caller's doing, and is not serialized per caller: the clients of one key beyond the queue are
-each refused at once.
+A caller's own refusals (over the cost limit, over its rate: `pace_refusal(caller=…)`) also take
+turns per caller, whatever number of connections it sends them on, and a caller refused again
+and again waits longer each time: a quarter of a second after its last refusal, then half a
+second, a second, two, and at most `MAX_CALLER_INTERVAL_SECONDS`. A cost bomb with a new text
+costs about 19 ms of the process's core to parse, validate and price before it can be refused:
+paced per connection only, eight connections of one key took another caller's p95 from 11 to
+64 ms, and one connection answered every quarter second still took it from 11 to 19 ms, about
+8% of the core (bench/cost_bomb.py). Backing off bounds a persistent caller to one such refusal
+every few seconds, whatever it sends them on. No turn is more than `MAX_CALLER_WAIT_SECONDS`
+away (below the request time limit, 30 s by default, so the refusal is the answer, not a
+timeout); a caller that stays quiet for `Retry-After` past its interval starts afresh. OVERLOADED
+is the process's state, not the caller's doing, and is not serialized per caller: the clients of
+one key beyond the queue are each refused at once.
 
 Defaults come from the cores (api/settings.py, GRAPHQL_MAX_CONCURRENT_OPERATIONS): a request
 spends most of its time waiting for Neo4j, so a few operations per core keep the cores busy,
@@ -51,9 +56,12 @@ from contract.errors import Overloaded
 
 RETRY_AFTER_SECONDS = 1
 REFUSAL_PAUSE_SECONDS = 0.25
-# Clients (and callers) refused in the last `RETRY_AFTER_SECONDS`, at most this many of each (the
-# oldest forgotten first): one forgotten early is only told "no" at once once more.
+# Clients refused in the last `RETRY_AFTER_SECONDS` (callers: past their interval), at most this
+# many of each (the oldest forgotten first): one forgotten early is told "no" at once once more.
 REMEMBERED_REFUSALS = 10_000
+# A caller's refusals back off from one pause apart, doubling, up to this (see the docstring).
+MAX_CALLER_INTERVAL_SECONDS = 4.0
+MAX_CALLER_WAIT_SECONDS = 10.0
 
 
 class AdmissionObserver(Protocol):
@@ -82,8 +90,9 @@ class Admission:
         self.sleep = sleep
         self.clock = clock
         self.refused_at: OrderedDict[Hashable, float] = OrderedDict()  # oldest refusal first
-        # When each caller's last refusal is (or was) answered; oldest first.
-        self.callers_turn: OrderedDict[Hashable, float] = OrderedDict()
+        # Per caller: when its last refusal is (or was) answered, and the interval before its
+        # next one; oldest first.
+        self.callers_turn: OrderedDict[Hashable, tuple[float, float]] = OrderedDict()
         self.executing = 0
         self.waiters: deque[asyncio.Future[None]] = deque()
         self.observer = observer
@@ -144,14 +153,14 @@ class Admission:
         client can repeat cheaply (COST_LIMIT_EXCEEDED, RATE_LIMITED: api/graphql_view.py) are
         paced by the same memory: one connection sending a cost bomb again and again took the
         process's core, 1,770 refusals a second, and another caller's p95 went from 32 to 53 ms
-        (bench/cost_bomb.py). Those also name their `caller`, whose refusals are then answered
-        one per pause, on all its connections together (see the module docstring)."""
+        (bench/cost_bomb.py). Those also name their `caller`, whose refusals then take turns on
+        all its connections together, further apart each time (see the module docstring)."""
         pause = self.refusal_pause if self._came_back_early(client) else 0.0
         if caller is not None:
             pause = max(pause, self._callers_turn(caller))
         if pause > 0:
             await self.sleep(pause)  # see the module docstring
-        self._remember(self.refused_at, client, self.clock())
+        self._remember_refusal(client)
 
     def _came_back_early(self, client: Hashable | None) -> bool:
         """Whether this client was refused less than `Retry-After` ago (unknown: assumed so)."""
@@ -161,33 +170,37 @@ class Admission:
         return refused is not None and self.clock() - refused < RETRY_AFTER_SECONDS
 
     def _callers_turn(self, caller: Hashable) -> float:
-        """Seconds until this caller's refusal may be answered: at once when its last one was
-        answered `Retry-After` ago or more, else one pause after its last one (which may itself
-        be still to come)."""
+        """Seconds until this caller's refusal may be answered: at once when it is new or has
+        been quiet for `Retry-After` past its next turn; else at its next turn (its interval
+        after its last one, which may itself be still to come), and the interval doubles."""
         now = self.clock()
-        last = self.callers_turn.get(caller)
-        if last is None or now - last >= RETRY_AFTER_SECONDS or self.refusal_pause <= 0:
-            turn = now
-        else:
-            turn = max(now, last + self.refusal_pause)
-        self._remember(self.callers_turn, caller, turn)
+        previous = self.callers_turn.pop(caller, None)
+        turn, interval = now, self.refusal_pause
+        if previous is not None and self.refusal_pause > 0:
+            last_turn, last_interval = previous
+            next_turn = last_turn + last_interval
+            if now < next_turn + RETRY_AFTER_SECONDS:  # not quiet long enough to start afresh
+                turn = min(max(now, next_turn), now + MAX_CALLER_WAIT_SECONDS)
+                interval = min(2 * last_interval, MAX_CALLER_INTERVAL_SECONDS)
+        self.callers_turn[caller] = (turn, interval)  # the newest last
+        while self.callers_turn and (
+            len(self.callers_turn) > REMEMBERED_REFUSALS
+            or now >= sum(next(iter(self.callers_turn.values()))) + RETRY_AFTER_SECONDS
+        ):
+            self.callers_turn.popitem(last=False)
         return turn - now
 
-    def _remember(
-        self, memory: OrderedDict[Hashable, float], who: Hashable | None, at: float
-    ) -> None:
-        """Note `who`'s refusal, forgetting the oldest past `REMEMBERED_REFUSALS` and those
-        answered `Retry-After` ago or more."""
-        if who is None:
+    def _remember_refusal(self, client: Hashable | None) -> None:
+        if client is None:
             return
-        memory[who] = at
-        memory.move_to_end(who)
         now = self.clock()
-        while memory and (
-            len(memory) > REMEMBERED_REFUSALS
-            or now - next(iter(memory.values())) >= RETRY_AFTER_SECONDS
+        self.refused_at[client] = now
+        self.refused_at.move_to_end(client)
+        while self.refused_at and (
+            len(self.refused_at) > REMEMBERED_REFUSALS
+            or now - next(iter(self.refused_at.values())) >= RETRY_AFTER_SECONDS
         ):
-            memory.popitem(last=False)
+            self.refused_at.popitem(last=False)
 
     def _release(self) -> None:
         while self.waiters:

@@ -12,7 +12,13 @@ import pytest
 
 from api import admission as admission_module
 from api import front_door
-from api.admission import REFUSAL_PAUSE_SECONDS, RETRY_AFTER_SECONDS, Admission
+from api.admission import (
+    MAX_CALLER_INTERVAL_SECONDS,
+    MAX_CALLER_WAIT_SECONDS,
+    REFUSAL_PAUSE_SECONDS,
+    RETRY_AFTER_SECONDS,
+    Admission,
+)
 from api.front_door import FrontDoor
 from contract.errors import Overloaded
 from tests.conftest import settings_for_tests
@@ -161,13 +167,33 @@ def test_by_default_the_processes_of_serve_share_four_slots_per_core_at_least_fo
     assert admission.queue == admission.slots // 2
 
 
-async def test_a_callers_refusals_on_many_connections_are_answered_one_per_pause() -> None:
+async def test_a_callers_refusals_on_many_connections_take_turns_further_apart_each_time() -> None:
     pauses, clock = Pauses(), Clock()
     admission = Admission(slots=1, queue=0, wait_seconds=5.0, sleep=pauses, clock=clock)
-    for port in range(4):  # four connections, each refused for the first time
+    for port in range(5):  # five connections, each refused for the first time, all at once
         await admission.pace_refusal(("127.0.0.1", port), caller="key:bomber")
     pause = REFUSAL_PAUSE_SECONDS
-    assert pauses.seconds == [pause, 2 * pause, 3 * pause]  # the first at once, then in turn
+    # The first at once; then turns 1, 2, 4 and 8 pauses apart.
+    assert pauses.seconds == [pause, 3 * pause, 7 * pause, 15 * pause]
+
+
+async def test_a_caller_refused_again_and_again_backs_off_to_the_longest_interval() -> None:
+    pauses, clock = Pauses(), Clock()
+    admission = Admission(slots=1, queue=0, wait_seconds=5.0, sleep=pauses, clock=clock)
+    client = ("127.0.0.1", 50002)
+    for _ in range(10):  # one connection, sending again as soon as it is answered
+        before = len(pauses.seconds)
+        await admission.pace_refusal(client, caller="key:bomber")
+        clock.now += sum(pauses.seconds[before:])  # the pause passes
+    assert pauses.seconds[-3:] == [MAX_CALLER_INTERVAL_SECONDS] * 3
+
+
+async def test_no_callers_turn_is_further_away_than_the_wait_limit() -> None:
+    pauses = Pauses()
+    admission = Admission(slots=1, queue=0, wait_seconds=5.0, sleep=pauses, clock=Clock())
+    for port in range(40):
+        await admission.pace_refusal(("127.0.0.1", port), caller="key:bomber")
+    assert max(pauses.seconds) == MAX_CALLER_WAIT_SECONDS
 
 
 async def test_another_callers_refusal_does_not_wait_for_the_first_callers_turns() -> None:
@@ -180,12 +206,12 @@ async def test_another_callers_refusal_does_not_wait_for_the_first_callers_turns
     assert pauses.seconds == []
 
 
-async def test_a_caller_refused_retry_after_ago_or_more_is_refused_at_once_again() -> None:
+async def test_a_caller_quiet_for_retry_after_past_its_turn_starts_afresh() -> None:
     pauses, clock = Pauses(), Clock()
     admission = Admission(slots=1, queue=0, wait_seconds=5.0, sleep=pauses, clock=clock)
     for port in range(3):
         await admission.pace_refusal(("127.0.0.1", port), caller="key:a")
-        clock.now += RETRY_AFTER_SECONDS
+        clock.now += REFUSAL_PAUSE_SECONDS + RETRY_AFTER_SECONDS
     assert pauses.seconds == []
 
 
