@@ -24,7 +24,7 @@ paced per connection only, eight connections of one key took another caller's p9
 8% of the core (bench/cost_bomb.py). Backing off bounds a persistent caller to one such refusal
 every few seconds, whatever it sends them on. No turn is more than `MAX_CALLER_WAIT_SECONDS`
 away (below the request time limit, 30 s by default, so the refusal is the answer, not a
-timeout); a caller that stays quiet for `Retry-After` past its interval starts afresh. OVERLOADED
+timeout); a caller that stays quiet for `Retry-After` past its next turn starts afresh. OVERLOADED
 is the process's state, not the caller's doing, and is not serialized per caller: the clients of
 one key beyond the queue are each refused at once.
 
