@@ -50,7 +50,7 @@ import contextlib
 import time
 from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from contract.errors import Overloaded
 
@@ -62,6 +62,8 @@ REMEMBERED_REFUSALS = 10_000
 # A caller's refusals back off from one pause apart, doubling, up to this (see the docstring).
 MAX_CALLER_INTERVAL_SECONDS = 4.0
 MAX_CALLER_WAIT_SECONDS = 10.0
+
+Remembered = TypeVar("Remembered")
 
 
 class AdmissionObserver(Protocol):
@@ -183,11 +185,7 @@ class Admission:
                 turn = min(max(now, next_turn), now + MAX_CALLER_WAIT_SECONDS)
                 interval = min(2 * last_interval, MAX_CALLER_INTERVAL_SECONDS)
         self.callers_turn[caller] = (turn, interval)  # the newest last
-        while self.callers_turn and (
-            len(self.callers_turn) > REMEMBERED_REFUSALS
-            or now >= sum(next(iter(self.callers_turn.values()))) + RETRY_AFTER_SECONDS
-        ):
-            self.callers_turn.popitem(last=False)
+        _forget(self.callers_turn, now, quiet_from=lambda entry: entry[0] + entry[1])
         return turn - now
 
     def _remember_refusal(self, client: Hashable | None) -> None:
@@ -196,11 +194,7 @@ class Admission:
         now = self.clock()
         self.refused_at[client] = now
         self.refused_at.move_to_end(client)
-        while self.refused_at and (
-            len(self.refused_at) > REMEMBERED_REFUSALS
-            or now - next(iter(self.refused_at.values())) >= RETRY_AFTER_SECONDS
-        ):
-            self.refused_at.popitem(last=False)
+        _forget(self.refused_at, now, quiet_from=lambda refused: refused)
 
     def _release(self) -> None:
         while self.waiters:
@@ -219,3 +213,15 @@ class Admission:
             self.observer.refused(reason)
             self.observer.changed(self.executing, self.waiting)
         raise Overloaded(RETRY_AFTER_SECONDS)
+
+
+def _forget(
+    memory: OrderedDict[Hashable, Remembered], now: float, quiet_from: Callable[[Remembered], float]
+) -> None:
+    """Forget, oldest first, what is past `REMEMBERED_REFUSALS` and what has been quiet for
+    `Retry-After` since `quiet_from` of its entry."""
+    while memory and (
+        len(memory) > REMEMBERED_REFUSALS
+        or now >= quiet_from(next(iter(memory.values()))) + RETRY_AFTER_SECONDS
+    ):
+        memory.popitem(last=False)

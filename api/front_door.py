@@ -33,7 +33,7 @@ from api.graphql_document import CACHEABLE_DOCUMENT_CHARS
 from api.metrics import Metrics
 from api.persisted_queries import PersistedQueries, load_manifests
 from api.query_cost import TooComplex, operation_cost
-from api.rate_limit import RateLimits
+from api.rate_limit import RateLimits, caller_of
 from api.settings import Settings, SettingsError
 from contract.errors import CostLimitExceeded, EvidenceGraphError
 from contract.scope import Grant
@@ -138,16 +138,15 @@ class FrontDoor:
         if cost > self.max_cost:
             raise CostLimitExceeded(cost, self.max_cost)
         if self.rate_limits is not None:
-            self.rate_limits.charge(grant.subject if grant is not None else None, cost)
+            self.rate_limits.charge(caller_of(grant), cost)
 
     def cost_extension(self, cost: int | None, grant: Grant | None) -> dict[str, object]:
         """`extensions.cost` of an answer (0 when the request was refused before pricing)."""
         report: dict[str, object] = {"requestedQueryCost": cost or 0, "maximumCost": self.max_cost}
         if self.rate_limits is not None:
-            subject = grant.subject if grant is not None else None
             report["throttleStatus"] = {
                 "maximumAvailable": self.rate_limits.per_minute,
-                "currentlyAvailable": self.rate_limits.available(subject),
+                "currentlyAvailable": self.rate_limits.available(caller_of(grant)),
                 "restoreRate": round(self.rate_limits.per_second, 3),
             }
         return report

@@ -52,7 +52,7 @@ from api.errors import coded_error, ensure_coded, log_error
 from api.front_door import FrontDoor
 from api.graphiql import graphiql_page
 from api.json_body import UnreadableJson, read_json
-from api.rate_limit import ANONYMOUS
+from api.rate_limit import caller_of
 from api.request_log import note_errors
 from api.services import Services
 from contract.errors import (
@@ -68,8 +68,8 @@ from resolvers.context import RequestContext
 def repeatable_refusal(result: object) -> bool:
     """An answer refusing the whole operation for what the caller can send again at once, as
     cheaply: over the cost limit or over its rate (paced per connection and per caller:
-    api/admission.py `pace_refusal`). The
-    errors are coded by then (api/errors.py): the code says which."""
+    api/admission.py `pace_refusal`). The errors are coded by then (api/errors.py): the code
+    says which."""
     if not isinstance(result, ExecutionResult) or result.data is not None or not result.errors:
         return False
     code = (result.errors[0].extensions or {}).get("code")
@@ -241,9 +241,8 @@ class GraphQLView(GraphQL[RequestContext, None]):
                     request, request_adapter, request_data, context, root_value, sub_response
                 )
             if repeatable_refusal(result):  # paced like OVERLOADED, holding no slot
-                subject = context.grant.subject if context.grant is not None else None
                 await self.front_door.admission.pace_refusal(
-                    request.client, caller=subject or ANONYMOUS
+                    request.client, caller=caller_of(context.grant)
                 )
             return result
         except Overloaded as overloaded:

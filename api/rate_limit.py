@@ -27,9 +27,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from contract.errors import RateLimited
+from contract.scope import Grant
 
 ANONYMOUS = "anonymous"
 FORGET_EVERY = 1024  # charges between sweeps of full buckets
+
+
+def caller_of(grant: Grant | None) -> str:
+    """Who a request is counted against (its bucket here; its refusals' turns, api/admission.py):
+    the grant's subject, or the one shared identity `ANONYMOUS`."""
+    return (grant.subject if grant is not None else None) or ANONYMOUS
 
 
 @dataclass
@@ -46,23 +53,22 @@ class RateLimits:
         self.buckets: dict[str, _Bucket] = {}
         self.charges = 0
 
-    def available(self, caller: str | None) -> int:
+    def available(self, caller: str) -> int:
         """The points the caller may spend now (for `extensions.cost`)."""
-        bucket = self.buckets.get(caller or ANONYMOUS)
+        bucket = self.buckets.get(caller)
         if bucket is None:
             return self.per_minute
         return int(self._refilled(bucket, self.clock()))
 
-    def charge(self, caller: str | None, cost: int) -> None:
+    def charge(self, caller: str, cost: int) -> None:
         """Take `cost` points from the caller's bucket, or raise RateLimited (nothing taken)."""
         now = self.clock()
-        key = caller or ANONYMOUS
-        bucket = self.buckets.get(key)
+        bucket = self.buckets.get(caller)
         points = self.per_minute if bucket is None else self._refilled(bucket, now)
         if cost > points:
             wait = (cost - points) / self.per_second
             raise RateLimited(cost, self.per_minute, max(1, math.ceil(wait)))
-        self.buckets[key] = _Bucket(points - cost, now)
+        self.buckets[caller] = _Bucket(points - cost, now)
         self.charges += 1
         if self.charges % FORGET_EVERY == 0:
             self._forget_full(now)
