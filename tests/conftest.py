@@ -5,19 +5,21 @@ The server is the project's own (`localneo4j`, fetched from Maven Central and st
 private home on a free port), or the one `NEO4J_URI` names. If it cannot start, every test that
 needs it fails with the server's log; nothing is skipped.
 
-`graph` wipes the database before each test (`wipe`): every node and relationship goes, and
-every index or constraint a test created; the service's own (graph/graph_schema.py CONSTRAINTS,
-`STANDARD_SCHEMA`) stay, and one a test dropped is created again. A wipe is a few statements,
-not a schema transaction per standard index: the ~850 tests each pay it.
+Every module that reaches the server starts from the known graph, whatever ran before it on
+its worker, and fails by name at its end if it left anything behind
+(`module_starts_from_known_graph`, tests/support/known_graph.py): no nodes, only the service's
+own constraints and indexes (graph/graph_schema.py CONSTRAINTS), no open transaction, the
+server's settings unchanged. `graph` gives a test the known graph and wipes what it wrote when it
+ends; `module_graph` does the same for a module whose fixture builds one graph for all its tests.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, LiteralString
+from typing import TYPE_CHECKING, Any
 
 import httpx
 import neo4j
@@ -28,7 +30,7 @@ from api.app import create_app
 from api.settings import Settings
 from graph.catalog_cache import catalog_cache
 from graph.driver import Graph
-from graph.graph_schema import CONSTRAINTS
+from tests.support import known_graph
 from tests.support.graph_builder import GraphBuilder
 from tests.support.manual_clock import ManualClock
 from tests.support.scripted_embedder import ScriptedQueryEmbedder
@@ -86,56 +88,75 @@ async def driver(neo4j_uri: str) -> AsyncIterator[neo4j.AsyncDriver]:
         yield session_driver
 
 
-def schema_name(statement: str) -> str:
-    """The name a `CREATE CONSTRAINT|INDEX <name> IF NOT EXISTS …` statement gives."""
-    return statement.split()[2]
+@pytest.fixture(scope="session")
+def known_graph_driver(neo4j_uri: str) -> Iterator[neo4j.Driver]:
+    """A synchronous driver of its own for resetting and checking the database
+    (tests/support/known_graph.py), usable inside and outside the event loop."""
+    with neo4j.GraphDatabase.driver(
+        neo4j_uri, auth=None, notifications_min_severity="OFF"
+    ) as checking_driver:
+        yield checking_driver
 
 
-# Every constraint and index `apply_constraints` creates (graph/graph_schema.py CONSTRAINTS):
-# the wipe keeps them, so no test pays for creating them again.
-STANDARD_SCHEMA = frozenset(schema_name(statement) for statement in CONSTRAINTS)
-
-SHOW_CONSTRAINTS: LiteralString = "SHOW CONSTRAINTS YIELD name RETURN name"
-SHOW_INDEXES: LiteralString = (
-    "SHOW INDEXES YIELD name, type, owningConstraint"
-    " WHERE type <> 'LOOKUP' AND owningConstraint IS NULL RETURN name"
-)
+@pytest.fixture(scope="session")
+def server_settings_at_start(known_graph_driver: neo4j.Driver) -> dict[str, str]:
+    """The server's settings as this worker first saw them: a module must leave them so."""
+    return known_graph.settings(known_graph_driver)
 
 
-async def wipe(graph: Graph) -> None:
-    """An empty database with the service's constraints and indexes and no other index.
+# The fixtures through which a test reaches the session's Neo4j server.
+_REACHES_NEO4J = frozenset({"neo4j_uri", "session_server"})
 
-    The service's constraints and indexes stay in place between tests (dropping them would
-    also throw away every cached query plan, and re-creating one is a schema transaction per
-    test); one a test dropped is created again, and indexes a test created are dropped.
-    """
-    # Relationships first, in bounded transactions: deleting a dense hub's node with all its
-    # relationships at once would exceed the server's transaction memory.
-    await graph.auto_commit(
-        "MATCH ()-[r]->() CALL (r) { DELETE r } IN TRANSACTIONS OF 20000 ROWS", {}
-    )
-    await graph.auto_commit("MATCH (n) CALL (n) { DELETE n } IN TRANSACTIONS OF 20000 ROWS", {})
-    present: set[str] = set()
-    for row in await graph.read(SHOW_CONSTRAINTS, {}):
-        present.add(row["name"])
-        if row["name"] not in STANDARD_SCHEMA:
-            await graph.write("DROP CONSTRAINT $name", {"name": row["name"]})
-    for row in await graph.read(SHOW_INDEXES, {}):
-        present.add(row["name"])
-        if row["name"] not in STANDARD_SCHEMA:
-            await graph.write("DROP INDEX $name", {"name": row["name"]})
-    for statement in CONSTRAINTS:
-        if schema_name(statement) not in present:
-            await graph.write(statement, {})
+
+@pytest.fixture(scope="module", autouse=True)
+def module_starts_from_known_graph(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Every module that reaches Neo4j starts from the known graph (tests/support/known_graph.py),
+    whatever ran before it on this worker, and fails by name at its end if it left anything
+    behind: nodes, relationships, an index or constraint, an open transaction, a setting
+    changed. What it left is then tidied away, so the next module is not the one to fail."""
+    module = request.node
+    items = [item for item in request.session.items if item.getparent(pytest.Module) is module]
+    if not any(_REACHES_NEO4J & set(item.fixturenames) for item in items):
+        yield
+        return
+    checking_driver: neo4j.Driver = request.getfixturevalue("known_graph_driver")
+    known_graph.reset(checking_driver)
+    started_with: dict[str, str] = request.getfixturevalue("server_settings_at_start")
+    yield
+    left = known_graph.leftovers(checking_driver, started_with)
+    if left:
+        known_graph.reset(checking_driver)
+        pytest.fail(f"{module.nodeid} left behind: {left}", pytrace=False)
 
 
 @pytest.fixture
-async def graph(driver: neo4j.AsyncDriver) -> AsyncIterator[Graph]:
-    """A wiped database; the test owns it until it ends."""
+async def graph(
+    driver: neo4j.AsyncDriver, known_graph_driver: neo4j.Driver
+) -> AsyncIterator[Graph]:
+    """The known graph (tests/support/known_graph.py); the test owns it until it ends, and what
+    it wrote is wiped then, so a module's last test leaves nothing behind either."""
+    known_graph.reset(known_graph_driver)
     clean = Graph(driver)
-    await wipe(clean)
     yield clean
     clean.observers.clear()
+    known_graph.reset(known_graph_driver)
+
+
+@pytest.fixture(scope="module")
+async def module_graph(
+    driver: neo4j.AsyncDriver, known_graph_driver: neo4j.Driver
+) -> AsyncIterator[Graph]:
+    """The known graph for a module whose fixture builds one graph that all its tests read;
+    wiped when the module ends, so the module leaves nothing behind."""
+    known_graph.reset(known_graph_driver)
+    yield Graph(driver)
+    known_graph.reset(known_graph_driver)
+
+
+@pytest.fixture
+def reset_graph(known_graph_driver: neo4j.Driver) -> Callable[[], None]:
+    """Makes the database the known graph again, for a test that builds several worlds in turn."""
+    return lambda: known_graph.reset(known_graph_driver)
 
 
 @pytest.fixture

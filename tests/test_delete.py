@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import textwrap
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
@@ -21,7 +21,7 @@ from graph.graph_schema import PASSAGE_FULLTEXT_INDEX, apply_schema, vector_inde
 from graph.lexical_index import fulltext_index_name
 from ingest.deletion import delete_documents
 from retrieval.lexical_rule import lexical_request
-from tests.conftest import TEST_DIMENSION, Client, serving, wipe
+from tests.conftest import TEST_DIMENSION, Client, serving
 from tests.support.answers import answers
 from tests.support.graph_builder import GraphBuilder, Version, new_id, unit_vector
 from tests.support.killed_writer import job_id_of_killed_writer
@@ -544,14 +544,14 @@ STRESS_ROUNDS = int(os.environ.get("DELETE_STRESS_ROUNDS", "1"))
 
 
 async def test_a_delete_is_all_or_nothing_for_every_reader_of_passages(
-    graph: Graph, builder: GraphBuilder
+    graph: Graph, builder: GraphBuilder, reset_graph: Callable[[], None]
 ) -> None:
     """Readers running while documents are deleted one by one: every answer shows each
     document's passages all or none, and none once its delete has returned."""
     transitional = reads = 0
     for round_number in range(1, STRESS_ROUNDS + 1):
         if round_number > 1:
-            await wipe(graph)
+            reset_graph()
         problems, unsupported, made = await delete_while_reading(graph, builder)
         assert problems == [], (round_number, problems[:10])
         transitional, reads = transitional + unsupported, reads + made

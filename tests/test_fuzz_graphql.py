@@ -26,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 import graphql
-import neo4j
 import pytest
 import requests
 import schemathesis
@@ -38,7 +37,7 @@ from schemathesis.graphql import nodes
 from api.schema import create_schema
 from graph.driver import Graph
 from graph.graph_schema import apply_schema
-from tests.conftest import TEST_DIMENSION, wipe
+from tests.conftest import TEST_DIMENSION
 from tests.support.graph_builder import GraphBuilder
 from tests.support.node_tools import REPOSITORY
 from tests.support.serving import Served, served_process
@@ -117,11 +116,10 @@ def register_scalars(ids: list[str]) -> None:
 
 
 @pytest.fixture(scope="module")
-async def fuzz_graph(driver: neo4j.AsyncDriver) -> AsyncIterator[list[str]]:
+async def fuzz_graph(module_graph: Graph) -> AsyncIterator[list[str]]:
     """A little of everything: two workspaces, versions, a running job, relations. Yields
     the ids it wrote."""
-    graph = Graph(driver)
-    await wipe(graph)
+    graph = module_graph
     builder = GraphBuilder(graph, dimension=TEST_DIMENSION)
     first = await builder.version(
         "acme",

@@ -7,6 +7,7 @@ output leaves. The same output loaded twice is unchanged: no new version."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,6 @@ from graph import lookups, walk
 from graph.driver import Graph
 from ingest.graphrag import read_graphrag
 from retrieval.walk_bookkeeping import WalkBounds
-from tests.conftest import wipe
 from tests.support.graphrag_reindex import reindexed
 from tests.support.job_stress import SCOPE, Document, StressWorld, read_lookups
 from tests.support.load_helpers import Cli, graph_counts
@@ -79,7 +79,7 @@ async def stored(graph: Graph) -> dict[str, Any]:
 
 
 async def test_a_reindexed_output_loads_as_a_new_version_all_or_nothing_and_purge_leaves_nothing(
-    graph: Graph, cli: Cli, tmp_path: Path
+    graph: Graph, cli: Cli, tmp_path: Path, reset_graph: Callable[[], None]
 ) -> None:
     await load(cli, DULCE)
     folder = reindexed(DULCE, tmp_path / "reindexed", entities={ALEX_MERCER: NEW_DESCRIPTION})
@@ -143,7 +143,7 @@ async def test_a_reindexed_output_loads_as_a_new_version_all_or_nothing_and_purg
         {},
     )
     assert leftovers[0]["n"] == 0
-    await wipe(graph)
+    reset_graph()
     await load(cli, folder)
     assert purged == await stored(graph), "purge left something a fresh load does not hold"
 

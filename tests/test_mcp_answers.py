@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
-import neo4j
 import pytest
 from mcp import ClientSession, types
 
@@ -29,7 +28,7 @@ from embedding.hashing import HashEmbedder
 from graph.driver import Graph
 from graph.graph_schema import apply_schema
 from mcpserver.rendering import DESCRIPTION_CHARS, clipped
-from tests.conftest import TEST_DIMENSION, serving, wipe
+from tests.conftest import TEST_DIMENSION, serving
 from tests.support.graph_builder import GraphBuilder
 from tests.support.mcp_sessions import http_session, stdio_session, structured, text_of
 
@@ -59,11 +58,10 @@ class Demo:
 
 
 @pytest.fixture(scope="module")
-async def demo(driver: neo4j.AsyncDriver, neo4j_uri: str) -> Demo:
+async def demo(module_graph: Graph, neo4j_uri: str) -> Demo:
     """Loaded once for the module (the load takes a while on a busy machine); every test here
     only reads it."""
-    graph = Graph(driver)
-    await wipe(graph)
+    graph = module_graph
     environment = {"NEO4J_URI": neo4j_uri, "EMBEDDER": "hash", "EMBEDDER_DIM": str(TEST_DIMENSION)}
     assert await load_demo(Settings.from_environ(environment)) == ALEX_MERCER
     builder = GraphBuilder(graph, dimension=TEST_DIMENSION)

@@ -23,12 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-import neo4j
 import pytest
 
 from commands.serve_command import worker_count
 from graph.driver import Graph
-from tests.conftest import TEST_DIMENSION, wipe
+from tests.conftest import TEST_DIMENSION
 from tests.support.graph_builder import GraphBuilder
 from tests.support.operations_app import SEARCH, three_people
 from tests.support.serving import LOOPBACK, PROCESS_WAIT, free_port, log_messages, wait_for
@@ -165,14 +164,13 @@ def serve_two_workers_ask_each_and_stop(neo4j_uri: str, log: Path) -> WorkersRun
 
 @pytest.fixture(scope="module")
 async def run(
-    driver: neo4j.AsyncDriver, neo4j_uri: str, tmp_path_factory: pytest.TempPathFactory
+    module_graph: Graph, neo4j_uri: str, tmp_path_factory: pytest.TempPathFactory
 ) -> WorkersRun:
     """One `serve --workers 2`, asked through each worker and then sent SIGTERM, for the whole
     module: each test below reads its own part of the same run (each started a server of its
     own before, three start-ups of two workers for one scenario). The run is over before the
     first test reads it, so the tests read the same facts in any order."""
-    graph = Graph(driver)
-    await wipe(graph)
+    graph = module_graph
     await three_people(GraphBuilder(graph, dimension=TEST_DIMENSION), graph)
     log = tmp_path_factory.mktemp("serve-workers") / "serve.log"
     return await asyncio.to_thread(serve_two_workers_ask_each_and_stop, neo4j_uri, log)

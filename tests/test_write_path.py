@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import textwrap
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -12,7 +13,6 @@ from contract.scope import Scope
 from graph import jobs, lookups
 from graph.driver import Graph
 from graph.graph_schema import apply_constraints
-from tests.conftest import wipe
 from tests.support.graph_builder import GraphBuilder, new_id
 from tests.support.job_stress import read_lookups, run_stress
 from tests.support.killed_writer import job_id_of_killed_writer
@@ -36,14 +36,16 @@ STRESS_ROUNDS = int(os.environ.get("JOB_STRESS_ROUNDS", "1"))
 REDESCRIBED = 2000
 
 
-async def test_a_job_is_all_or_nothing_for_every_reader_at_every_instant(graph: Graph) -> None:
+async def test_a_job_is_all_or_nothing_for_every_reader_at_every_instant(
+    graph: Graph, reset_graph: Callable[[], None]
+) -> None:
     """Readers of every kind that applies the visibility rule, concurrent with writers
     committing a fixed number of versions: no answer shows neither version, a mix of two, or
     a version older than the one committed before it began (tests/support/job_stress.py)."""
     anomalous: dict[int, list[str]] = {}
     for round_number in range(1, STRESS_ROUNDS + 1):
         if round_number > 1:
-            await wipe(graph)
+            reset_graph()
         world = await run_stress(graph, documents=2, commits=4, copies=2, redescribed=REDESCRIBED)
         assert set(world.reads) >= {
             "lookup",
