@@ -27,14 +27,7 @@ from embedding.query_cache import QueryEmbedder
 from graph.lexical_index import LexicalIndexSpec
 from ingest.graphrag_tables import NotGraphRagOutput
 from ingest.langchain_graph import NotGraphDocuments
-from ingest.load_source import (
-    DEFAULT_WORKSPACE,
-    FORMATS,
-    WORKSPACE_FORMATS,
-    Source,
-    load_source,
-    make_searchable,
-)
+from ingest.load_source import DEFAULT_WORKSPACE, FORMATS, Source, load_source, make_searchable
 from ingest.loader import LoadResult
 
 
@@ -87,13 +80,8 @@ def _handle(arguments: argparse.Namespace) -> int:
         problem = f"{path} does not exist"
     elif chosen in ("bundle", "langchain") and not path.is_file():
         problem = f"{path} is not a file; a GraphRAG output folder needs --format graphrag"
-    elif chosen not in WORKSPACE_FORMATS and arguments.workspace is not None:
-        problem = (
-            "--workspace is for GraphRAG folders and LangChain graph documents; each bundle"
-            " line names its workspace"
-        )
-    workspace = DEFAULT_WORKSPACE if arguments.workspace is None else arguments.workspace
-    if not problem and not workspace.strip():
+    workspace: str | None = arguments.workspace
+    if not problem and workspace is not None and not workspace.strip():
         problem = "--workspace must not be empty"
     if problem:
         print(f"error: {problem}", file=sys.stderr)
@@ -125,6 +113,8 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         default=None,
         metavar="W",
         help=f"workspace of a GraphRAG folder's or LangChain file's documents "
-        f"(default {DEFAULT_WORKSPACE!r})",
+        f"(default {DEFAULT_WORKSPACE!r}); for a bundle, the one workspace every line is held "
+        "to: a line naming another is rejected, a line naming none takes W. Use it to load a "
+        "bundle someone else handed in (a tenant's) into their workspace alone",
     )
     parser.set_defaults(handler=_handle)
