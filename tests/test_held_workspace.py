@@ -17,18 +17,24 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from contract.scope import Scope
-from embedding.hashing import HashEmbedder
-from embedding.query_cache import QueryEmbedder
 from graph import lookups, retirement
 from graph.driver import Graph
 from ingest.bundle import LineError, parse_line
 from ingest.document_version import DocumentVersion
 from ingest.load_progress import rejection_line
 from ingest.load_report import Rejection
-from ingest.loader import Loader
 from tests.conftest import TEST_DIMENSION
 from tests.support.graph_builder import GraphBuilder
-from tests.support.load_helpers import Cli, bundle_line, entity, relation, uid, write_bundle
+from tests.support.load_helpers import (
+    Cli,
+    bundle_line,
+    entity,
+    loader,
+    relation,
+    uid,
+    version_of,
+    write_bundle,
+)
 
 ACME = Scope(("acme",))
 GLOBEX = Scope(("globex",))
@@ -118,10 +124,7 @@ async def globex_with_gus(graph: Graph) -> dict[str, Any]:
     line = bundle_line(
         5, [(5, "Gus runs Globex.")], workspace="globex", entities=[entity(5, "Gus", [5])]
     )
-    version = parse_line(json.dumps(line), dimensions=TEST_DIMENSION)
-    assert isinstance(version, DocumentVersion), version
-    embedder = QueryEmbedder(HashEmbedder(TEST_DIMENSION), size=0)
-    assert await Loader(graph, embedder).load_line(version) is None
+    assert await loader(graph).load_line(version_of(line)) is None
     return line
 
 

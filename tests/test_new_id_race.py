@@ -12,23 +12,25 @@ line is loaded whole or refused with nothing of it written, and never both lines
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from embedding.hashing import HashEmbedder
-from embedding.query_cache import QueryEmbedder
 from graph import jobs, new_id_race
 from graph.driver import Graph
 from graph.stored_references import stored_references
-from ingest.bundle import parse_line
-from ingest.document_version import DocumentVersion
-from ingest.loader import Loader
-from tests.conftest import TEST_DIMENSION
-from tests.support.load_helpers import Cli, bundle_line, entity, relation, uid, write_bundle
+from tests.support.load_helpers import (
+    Cli,
+    bundle_line,
+    entity,
+    loader,
+    relation,
+    uid,
+    version_of,
+    write_bundle,
+)
 
 # Alpha and beta each create entity 1 (new when both lines are checked), with an entity of
 # their own, and a relation at entity 1.
@@ -61,16 +63,6 @@ RETURN r.id AS id, r.workspace AS owner, r.passageIds AS support
 CHUNKS = "UNWIND $ids AS id MATCH (c:Chunk {id: id}) RETURN c.id AS id"
 STAGING = "MATCH (s) WHERE s:StagedEntity OR s:StagedRelation RETURN count(s) AS n"
 CURRENT_VERSION = "MATCH (d:Document {id: $id}) RETURN d.currentVersion AS version"
-
-
-def version_of(line: dict[str, Any]) -> DocumentVersion:
-    parsed = parse_line(json.dumps(line), dimensions=TEST_DIMENSION)
-    assert isinstance(parsed, DocumentVersion), parsed
-    return parsed
-
-
-def loader(graph: Graph) -> Loader:
-    return Loader(graph, QueryEmbedder(HashEmbedder(TEST_DIMENSION), size=0))
 
 
 async def stored(graph: Graph, line: dict[str, Any]) -> dict[str, Any]:
@@ -120,6 +112,13 @@ async def assert_no_staging_left(graph: Graph) -> None:
     assert (await graph.read(STAGING, {}))[0]["n"] == 0
 
 
+async def assert_won_and_lost(graph: Graph, won: dict[str, Any], lost: dict[str, Any]) -> None:
+    """The race's outcome: `won` loaded whole, nothing of `lost`, no staging of either left."""
+    await assert_loaded_whole(graph, won)
+    await assert_nothing_written(graph, lost)
+    await assert_no_staging_left(graph)
+
+
 StoredReferences = Callable[..., Awaitable[Any]]
 
 
@@ -160,9 +159,7 @@ async def test_a_line_that_loses_a_new_entity_id_to_another_workspaces_load_is_r
         "after this line was checked"
     ) in run.err, run.err
     assert "documents: 0 loaded, 0 unchanged, 1 rejected (of 1)" in run.out, run.out
-    await assert_loaded_whole(graph, ALPHA)
-    await assert_nothing_written(graph, BETA)
-    await assert_no_staging_left(graph)
+    await assert_won_and_lost(graph, ALPHA, BETA)
 
 
 async def test_a_line_that_loses_a_new_document_id_to_another_workspaces_load_is_refused(
@@ -229,9 +226,7 @@ async def test_of_two_loads_staged_at_once_for_one_new_entity_id_one_loads_whole
     assert alpha_reason is not None and gave_way in alpha_reason, alpha_reason
     assert "load this line again once that load has finished" in alpha_reason
     assert beta_reason is None, beta_reason
-    await assert_nothing_written(graph, ALPHA)
-    await assert_loaded_whole(graph, BETA)
-    await assert_no_staging_left(graph)
+    await assert_won_and_lost(graph, BETA, ALPHA)
 
 
 async def test_two_loads_asking_at_once_whether_a_new_entity_id_was_taken_are_both_refused(
