@@ -194,8 +194,18 @@ class Gates:
         self.arrived[workspace].set()
         await self.go[workspace].wait()
 
-    async def all_arrived(self) -> None:
-        await asyncio.gather(*(event.wait() for event in self.arrived.values()))
+    async def all_arrived(self, loads: list[asyncio.Task[str | None]]) -> None:
+        """Until every load is held here; a load that ends without passing by fails the test
+        at once (it cannot be held any more)."""
+        arrived = asyncio.ensure_future(
+            asyncio.gather(*(event.wait() for event in self.arrived.values()))
+        )
+        watched: set[asyncio.Future[Any]] = {arrived, *loads}
+        ended, _ = await asyncio.wait(watched, return_when=asyncio.FIRST_COMPLETED)
+        if arrived not in ended:
+            arrived.cancel()
+            results = [load.result() for load in loads if load.done()]
+            raise AssertionError(f"a load ended without being held: {results}")
 
 
 async def test_of_two_loads_staged_at_once_for_one_new_entity_id_one_loads_whole_and_the_other_is_refused(  # noqa: E501
@@ -214,7 +224,7 @@ async def test_of_two_loads_staged_at_once_for_one_new_entity_id_one_loads_whole
     monkeypatch.setattr(jobs, "write_entities", write_entities_then_hold)
     alpha = asyncio.create_task(loader(graph).load_line(version_of(ALPHA)))
     beta = asyncio.create_task(loader(graph).load_line(version_of(BETA)))
-    await gates.all_arrived()
+    await gates.all_arrived([alpha, beta])
     gates.go["alpha"].set()
     alpha_reason = await alpha
     gates.go["beta"].set()
@@ -250,10 +260,10 @@ async def test_two_loads_asking_at_once_whether_a_new_entity_id_was_taken_are_bo
     tasks = [
         asyncio.create_task(loader(graph).load_line(version_of(line))) for line in (ALPHA, BETA)
     ]
-    await gates.all_arrived()
+    await gates.all_arrived(tasks)
     for event in gates.go.values():
         event.set()
-    await asked.all_arrived()
+    await asked.all_arrived(tasks)
     for event in asked.go.values():
         event.set()
     reasons = await asyncio.gather(*tasks)
