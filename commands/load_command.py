@@ -3,7 +3,9 @@
 Loads a bundle file (JSON Lines, one document version per line), a Microsoft GraphRAG output
 folder or a file of LangChain graph documents (`ingest.langchain_graph`) through the write
 path, shows its progress, ends with a summary and by creating the indexes of every entity label
-it wrote, so what it loaded is searchable at once.
+it wrote, so what it loaded is searchable at once. `--workspace W` is the workspace of a GraphRAG
+folder's or LangChain file's documents; a bundle's lines name their own, and with `--workspace W`
+each must name W or none (contract §10: a line naming another is rejected with its number).
 
 Exit codes: 0 every line loaded (or was unchanged); 2 a line was rejected, or the input or the
 settings are wrong (an embedder other than the one that made the graph's vectors, say);
