@@ -82,9 +82,9 @@ def race_problems(version: DocumentVersion, lost: NewIdTaken) -> str:
         if taken.job_id is None:
             check.fail(
                 path,
-                f"entity {taken.entity_id} was stored by another workspace's load after this "
-                "line was checked; a load changes only its own workspace's entities: give it "
-                "another id",
+                f"entity {taken.entity_id} was stored by another workspace's load (or, with no "
+                "owner, by another pipeline) after this line was checked; a load changes only "
+                "its own workspace's entities: give it another id",
             )
         else:
             check.fail(

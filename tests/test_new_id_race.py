@@ -156,7 +156,7 @@ async def test_a_line_that_loses_a_new_entity_id_to_another_workspaces_load_is_r
     assert run.code == 2, (run.out, run.err)
     assert (
         f"line 1: entities[0].id: entity {uid('e', 1)} was stored by another workspace's load "
-        "after this line was checked"
+        "(or, with no owner, by another pipeline) after this line was checked"
     ) in run.err, run.err
     assert "documents: 0 loaded, 0 unchanged, 1 rejected (of 1)" in run.out, run.out
     await assert_won_and_lost(graph, ALPHA, BETA)
