@@ -3,7 +3,9 @@
 Loads a bundle file (JSON Lines, one document version per line), a Microsoft GraphRAG output
 folder or a file of LangChain graph documents (`ingest.langchain_graph`) through the write
 path, shows its progress, ends with a summary and by creating the indexes of every entity label
-it wrote, so what it loaded is searchable at once.
+it wrote, so what it loaded is searchable at once. `--workspace W` is the workspace of a GraphRAG
+folder's or LangChain file's documents; a bundle's lines name their own, and with `--workspace W`
+each must name W or none (contract §10: a line naming another is rejected with its number).
 
 Exit codes: 0 every line loaded (or was unchanged); 2 a line was rejected, or the input or the
 settings are wrong (an embedder other than the one that made the graph's vectors, say);
@@ -27,14 +29,7 @@ from embedding.query_cache import QueryEmbedder
 from graph.lexical_index import LexicalIndexSpec
 from ingest.graphrag_tables import NotGraphRagOutput
 from ingest.langchain_graph import NotGraphDocuments
-from ingest.load_source import (
-    DEFAULT_WORKSPACE,
-    FORMATS,
-    WORKSPACE_FORMATS,
-    Source,
-    load_source,
-    make_searchable,
-)
+from ingest.load_source import DEFAULT_WORKSPACE, FORMATS, Source, load_source, make_searchable
 from ingest.loader import LoadResult
 
 
@@ -87,13 +82,8 @@ def _handle(arguments: argparse.Namespace) -> int:
         problem = f"{path} does not exist"
     elif chosen in ("bundle", "langchain") and not path.is_file():
         problem = f"{path} is not a file; a GraphRAG output folder needs --format graphrag"
-    elif chosen not in WORKSPACE_FORMATS and arguments.workspace is not None:
-        problem = (
-            "--workspace is for GraphRAG folders and LangChain graph documents; each bundle"
-            " line names its workspace"
-        )
-    workspace = DEFAULT_WORKSPACE if arguments.workspace is None else arguments.workspace
-    if not problem and not workspace.strip():
+    workspace: str | None = arguments.workspace
+    if not problem and workspace is not None and not workspace.strip():
         problem = "--workspace must not be empty"
     if problem:
         print(f"error: {problem}", file=sys.stderr)
@@ -125,6 +115,8 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         default=None,
         metavar="W",
         help=f"workspace of a GraphRAG folder's or LangChain file's documents "
-        f"(default {DEFAULT_WORKSPACE!r})",
+        f"(default {DEFAULT_WORKSPACE!r}); for a bundle, the one workspace every line is held "
+        "to: a line naming another is rejected, a line naming none takes W. Use it to load a "
+        "bundle someone else handed in (a tenant's) into their workspace alone",
     )
     parser.set_defaults(handler=_handle)

@@ -48,7 +48,7 @@ class Plan:
     variants: Sequence[Variant]
     modes: Sequence[str] = MODES
     peer: bool = False
-    workspace: str | None = None  # default: the query set's name (a bundle names its own)
+    workspace: str | None = None  # default: the query set's name (a bundle's lines are held to it)
     exact_names: bool = False
 
 

@@ -49,6 +49,8 @@ CONSTRAINTS: tuple[LiteralString, ...] = (
     "CREATE INDEX job_status IF NOT EXISTS FOR (n:Job) ON (n.status)",
     "CREATE INDEX job_document_id IF NOT EXISTS FOR (n:Job) ON (n.documentId)",
     "CREATE INDEX staged_entity_job_id IF NOT EXISTS FOR (n:StagedEntity) ON (n.jobId)",
+    # Another workspace's load staging the same new entity id (graph/new_id_race.py).
+    "CREATE INDEX staged_entity_id IF NOT EXISTS FOR (n:StagedEntity) ON (n.id)",
     "CREATE INDEX staged_relation_job_id IF NOT EXISTS FOR (n:StagedRelation) ON (n.stagedJobId)",
     *ORDER_INDEXES,
     NAME_KEY_INDEX,

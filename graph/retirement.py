@@ -49,10 +49,13 @@ DOCUMENTS_OF_WORKSPACE: LiteralString = (
 # `jobs.BEGIN_JOB`'s lock and version rule, for a batch of documents in id order (so two
 # batches take their locks in one order). A document already retired is left alone, unless a
 # job of a later version is still under way (a reload that would bring it back): then it is
-# retired again, after that job, which its commit cannot undo.
+# retired again, after that job, which its commit cannot undo. Held to `$workspace` when it is
+# given (`delete --workspace W`): a document of any other workspace is not touched, even one
+# another pipeline moved there since the command checked it.
 BEGIN_RETIREMENTS: LiteralString = (
     "UNWIND $documents AS row"
     " MATCH (d:Document {id: row.documentId})"
+    " WHERE $workspace IS NULL OR d.workspace = $workspace"
     " SET d.allocatingVersion = true"
     " WITH d, row"
     " OPTIONAL MATCH (earlier:Job {documentId: d.id})"
@@ -132,16 +135,16 @@ async def documents_of_workspace(graph: Graph, workspace: str) -> list[DocumentS
 
 
 async def begin_retirements(
-    graph: Graph, document_ids: Sequence[str]
+    graph: Graph, document_ids: Sequence[str], workspace: str | None = None
 ) -> tuple[list[Job], list[str]]:
     """Begin one retirement job per document: the jobs, and the documents left alone because
-    they are retired already. A document that does not exist (purged meanwhile) is in
-    neither."""
+    they are retired already. A document that does not exist (purged meanwhile), or that is
+    not of `workspace` when one is given, is in neither."""
     documents = [
         {"documentId": document_id, "jobId": str(uuid.uuid4())}
         for document_id in sorted(set(document_ids))
     ]
-    rows = await graph.write(BEGIN_RETIREMENTS, {"documents": documents})
+    rows = await graph.write(BEGIN_RETIREMENTS, {"documents": documents, "workspace": workspace})
     begun = [
         Job(row["jobId"], row["documentId"], int(row["version"]), row["workspace"])
         for row in rows

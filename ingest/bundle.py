@@ -1,7 +1,8 @@
 """Reading a bundle file (contract §10) line by line, checking all that needs no database.
 
 contract §10: JSON Lines, one document version per line, each line one job; an invalid line
-is reported with its number and nothing of it is written. A line may
+is reported with its number and nothing of it is written. `load --workspace W` holds every
+line to W: a line naming another workspace is invalid, a line naming none takes W. A line may
 also refer to entities and passages already stored; those references cannot be checked here,
 so they come back as the version's external references for the loader to look up.
 
@@ -65,10 +66,13 @@ def read_bundle(
     *,
     dimensions: int | None = None,
     graph_owned_relation_types: Collection[str] = GRAPH_OWNED_RELATION_TYPES,
+    workspace: str | None = None,
 ) -> Iterator[tuple[int, DocumentVersion | LineError]]:
     """Yield `(line number, version or error)` for each non-blank line, numbers from 1.
 
     `dimensions`, when given, is the length every embedding must have (the vector indexes').
+    `workspace`, when given, is the one workspace every line is held to (`load --workspace`):
+    a line naming none takes it, a line naming another is an error.
     """
     with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
@@ -87,6 +91,7 @@ def read_bundle(
                     text,
                     dimensions=dimensions,
                     graph_owned_relation_types=graph_owned_relation_types,
+                    workspace=workspace,
                 ),
             )
 
@@ -96,8 +101,10 @@ def parse_line(
     *,
     dimensions: int | None = None,
     graph_owned_relation_types: Collection[str] = GRAPH_OWNED_RELATION_TYPES,
+    workspace: str | None = None,
 ) -> DocumentVersion | LineError:
-    """One bundle line as a version, or every problem found in it (the first few, named)."""
+    """One bundle line as a version, or every problem found in it (the first few, named);
+    `workspace` as for `read_bundle`."""
     try:
         value = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys)
     except json.JSONDecodeError as error:
@@ -108,16 +115,16 @@ def parse_line(
     except RecursionError:
         return LineError("invalid JSON: nested too deeply")
     check = LineChecker(dimensions, GRAPH_OWNED_LABELS, graph_owned_relation_types)
-    version = _version(check, value)
+    version = _version(check, value, workspace)
     return version if check.ok else LineError(check.reason())
 
 
-def _version(check: LineChecker, value: object) -> DocumentVersion:
+def _version(check: LineChecker, value: object, held: str | None) -> DocumentVersion:
     line = check.fields(value, "", _LINE_FIELDS)
     document = check.fields(line["document"], "document", _DOCUMENT_FIELDS)
     info = DocumentInfo(
         id=check.uuid(document["id"], "document.id"),
-        workspace=check.text(document["workspace"], "document.workspace", nonempty=True),
+        workspace=check.workspace(document["workspace"], "document.workspace", held),
         title=check.optional_text(document["title"], "document.title"),
         uri=check.optional_text(document["uri"], "document.uri"),
     )

@@ -84,6 +84,25 @@ class LineChecker:
             self.fail(path, "is empty")
         return value
 
+    def workspace(self, value: object, path: str, held: str | None) -> str:
+        """A line's `document.workspace` (contract §10). In a load held to workspace `held`
+        (`load --workspace W` with a bundle) every line is W's: a line naming none (absent or
+        null) takes W, a line naming anything else is refused. Names are compared exactly, so
+        a look-alike (another case, a zero-width space, another normal form) is another name."""
+        if held is None:
+            return self.text(value, path, nonempty=True)
+        if _absent(value):
+            return held
+        if not isinstance(value, str):
+            self._wrong(value, path, "a string")
+        elif value != held:
+            self.fail(
+                path,
+                f"names workspace {_show(value)}, but this load is held to workspace "
+                f"{_show(held)} (--workspace): every line must name it, or name none",
+            )
+        return held
+
     def optional_text(self, value: object, path: str) -> str | None:
         return None if _absent(value) else self.text(value, path)
 

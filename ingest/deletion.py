@@ -32,7 +32,9 @@ class DeleteTotals(LoadTotals):
     # A load that began after this command's retirement and committed before it: the document
     # is that load's version, visible (the last job to begin wins).
     overtaken: int = 0
-    gone: int = 0  # removed by a purge between the command's check and its job
+    # Removed by a purge between the command's check and its job (or, in a delete held to a
+    # workspace, moved out of it by another pipeline meanwhile).
+    gone: int = 0
 
     @property
     def documents_done(self) -> int:
@@ -43,7 +45,7 @@ class DeleteTotals(LoadTotals):
             f"{count} {what}"
             for count, what in (
                 (self.overtaken, "loaded again meanwhile"),
-                (self.gone, "purged meanwhile"),
+                (self.gone, "purged or moved meanwhile"),
             )
             if count
         ]
@@ -77,15 +79,17 @@ async def delete_documents(
     document_ids: Sequence[str],
     observer: LoadObserver | None = None,
     batch: int = BATCH,
+    workspace: str | None = None,
 ) -> DeleteTotals:
-    """Retire every document of `document_ids` (which must exist), `batch` jobs at a time."""
+    """Retire every document of `document_ids` (which must exist), `batch` jobs at a time;
+    given `workspace` (`delete --workspace W`), none outside it, whatever happens meanwhile."""
     observer = observer or SilentObserver()
     ordered = sorted(set(document_ids))
     totals = DeleteTotals(documents_total=len(ordered))
     observer.progress(totals)
     for start in range(0, len(ordered), batch):
         named = ordered[start : start + batch]
-        begun, already = await retirement.begin_retirements(graph, named)
+        begun, already = await retirement.begin_retirements(graph, named, workspace)
         totals.gone += len(named) - len(begun) - len(already)
         try:
             published = await retirement.commit_retirements(graph, begun)

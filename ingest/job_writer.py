@@ -12,7 +12,9 @@ however long a line is. The first batch's vectors are computed from the start, w
 begins (and, before a load's first job, while the graph's constraints are made sure of).
 Writes keep their order (entities after the passages they mention).
 Until the commit none of it is current; if anything fails on the way, the embedding under way
-is cancelled and `fail_job` removes what the job wrote.
+is cancelled and `fail_job` removes what the job wrote. Before the commit, a new entity id that
+another workspace's load took since the line was checked fails the job too
+(graph/new_id_race.py), so a line never commits with parts of it dropped.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import Any, Protocol, TypeVar
 from embedding.query_cache import QueryEmbedder
 from graph import jobs
 from graph.driver import Graph
+from graph.new_id_race import taken_meanwhile
 from graph.ownership import SOURCE_ID
 from ingest.document_version import DocumentVersion, EntityInput, PassageInput, RelationInput
 from ingest.load_report import LoadTotals
@@ -141,6 +144,9 @@ class JobWriter:
                 await jobs.write_relations(self._graph, job, _relation_rows(relations))
                 totals.relations += len(relations)
                 self._on_progress()
+            # The last moment the job can still be failed whole: a new entity id another
+            # workspace's load took since the line was checked refuses it (NewIdTaken).
+            await taken_meanwhile(self._graph, job)
             await jobs.commit_job(self._graph, job, content_hash)
         except BaseException:
             # Also on Ctrl-C (cancellation): the job must not stay RUNNING, half-written.

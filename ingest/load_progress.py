@@ -24,14 +24,16 @@ from rich.progress import (
 )
 from rich.text import Text
 
+from contract.terminal_text import printable
 from ingest.load_report import LoadTotals, Rejection
 
 PLAIN_INTERVAL_SECONDS = 5.0
 
 
 def rejection_line(describe: str, rejection: Rejection) -> str:
-    """Where the rejected line is (`describe` and its number), then why."""
-    return f"{describe} {rejection.number}: {rejection.reason}"
+    """Where the rejected line is (`describe` and its number), then why, on one line of
+    printable characters: a reason quotes what the line held (a workspace it names, say)."""
+    return f"{describe} {rejection.number}: {printable(rejection.reason)}"
 
 
 class _Display:

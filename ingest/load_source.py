@@ -28,8 +28,6 @@ from ingest.load_progress import progress_display
 from ingest.loader import Loader, LoadResult
 
 FORMATS = ("bundle", "graphrag", "langchain")
-# The formats whose documents do not name their workspace: `--workspace` gives it.
-WORKSPACE_FORMATS = ("graphrag", "langchain")
 DEFAULT_WORKSPACE = "default"
 
 
@@ -37,7 +35,15 @@ DEFAULT_WORKSPACE = "default"
 class Source:
     path: Path
     format: str  # one of FORMATS
-    workspace: str = DEFAULT_WORKSPACE  # not for bundles: their lines name their own
+    # `--workspace`. A GraphRAG folder's or LangChain file's documents are its (None: the
+    # default workspace). A bundle's lines are held to it (contract §10: a line naming another
+    # is refused, a line naming none takes it); None: each line names its own.
+    workspace: str | None = None
+
+    @property
+    def documents_workspace(self) -> str:
+        """The workspace of the documents of a format whose documents name none."""
+        return DEFAULT_WORKSPACE if self.workspace is None else self.workspace
 
 
 def count_lines(path: Path) -> int:
@@ -59,12 +65,14 @@ async def load_source(
     """
     lines: Iterable[tuple[int, DocumentVersion | LineError]]
     if source.format == "graphrag":
-        export = read_graphrag(source.path, source.workspace)
+        export = read_graphrag(source.path, source.documents_workspace)
         for warning in export.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         lines, total, describe = enumerate(export.versions, start=1), len(export.versions), "doc"
     elif source.format == "langchain":
-        graph_documents = read_graph_documents(source.path, source.workspace, owned_relation_types)
+        graph_documents = read_graph_documents(
+            source.path, source.documents_workspace, owned_relation_types
+        )
         for warning in graph_documents.warnings:
             print(f"warning: {warning}", file=sys.stderr)
         lines, total = graph_documents.lines, len(graph_documents.lines)
@@ -75,6 +83,7 @@ async def load_source(
             source.path,
             dimensions=embedder.identity.dimension,
             graph_owned_relation_types=owned_relation_types,
+            workspace=source.workspace,
         )
     print(
         f"loading {source.path} ({source.format}) with {embedder.identity.describe()}",

@@ -17,7 +17,10 @@ How each line goes, in order, so that nothing is written for a line that cannot 
        the deletion is undone and nothing is written (`graph.restoration`)
     4. the checks that need the graph (`ingest.reference_check`), ownership among them: a
        line of workspace W names only W's entities, relations and passages (contract §2)
-    5. the job (`ingest.job_writer`): begin, batches, commit; fail_job on any failure
+    5. the job (`ingest.job_writer`): begin, batches, commit; fail_job on any failure. A new
+       id that another workspace's load took since step 2 (graph/new_id_race.py; the
+       document's at the job's beginning) fails the job before its commit and refuses the
+       line with its reason: a line is never reported loaded with parts of it dropped
 
 Before the first job, the id constraints are made sure of (every write looks ids up; without
 them each look-up scans a label and a load slows down as the graph grows), and the graph
@@ -38,6 +41,8 @@ from embedding.query_cache import QueryEmbedder
 from graph.driver import Graph
 from graph.embedder_record import record_embedder
 from graph.graph_schema import apply_constraints
+from graph.jobs import WorkspaceMismatch
+from graph.new_id_race import NewIdTaken
 from graph.restoration import Restoration, restore_retired
 from graph.stored_references import RelationEnds, stored_references
 from ingest.bundle import LineError
@@ -51,7 +56,7 @@ from ingest.load_report import (
     Rejection,
     SilentObserver,
 )
-from ingest.reference_check import reference_problems
+from ingest.reference_check import document_race_problem, race_problems, reference_problems
 
 log = logging.getLogger(__name__)
 
@@ -141,6 +146,12 @@ class Loader:
             # same ids meanwhile): the job was failed and cleaned up; the other lines go on.
             log.debug("line refused by Neo4j", exc_info=True)
             return f"Neo4j refused the write ({error.code}): {error.message}"
+        except NewIdTaken as lost:
+            # Another workspace's load took a new entity id of the line since step 2: the job
+            # was failed before its commit, so nothing of the line is written (contract §10).
+            return race_problems(version, lost)
+        except WorkspaceMismatch:
+            return document_race_problem(version)  # the same, for the document's id
         self.totals.loaded += 1
         self.totals.labels |= labels
         self._done(version, Outcome.NEW if stored.workspace is None else Outcome.NEW_VERSION)

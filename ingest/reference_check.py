@@ -14,6 +14,12 @@ passage whose document is another workspace's.
 
 The graph's answers come from one read (`graph.stored_references`); this names every problem
 with its field path, as the bundle's own checks do, so the reason reads the same.
+
+contract §10: "A line that loses a race for a new id to another workspace's concurrent load is
+refused with its reason". An id new at that read may be taken by another workspace's load before
+the line's job commits: the job finds out before its commit (graph/new_id_race.py, and
+`jobs.begin_job` for the document), and `race_problems` and `document_race_problem` say why the
+line is refused then.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from graph.new_id_race import NewIdTaken
 from graph.stored_references import StoredReferences, TakenPassage
 from ingest.bundle_checks import LineChecker
 from ingest.document_version import DocumentVersion
@@ -62,6 +69,45 @@ def reference_problems(version: DocumentVersion, stored: StoredReferences) -> st
         for support, passage_id in enumerate(relation.passage_ids):
             owners.passage(f"relations[{index}].passageIds[{support}]", passage_id)
     return None if check.ok else check.reason()
+
+
+def race_problems(version: DocumentVersion, lost: NewIdTaken) -> str:
+    """Why the line is refused when another workspace's load took its new entity ids after the
+    line was checked: each id at its path, and what to do."""
+    check = LineChecker(None, (), ())
+    positions = {entity.id: index for index, entity in enumerate(version.entities)}
+    for taken in lost.taken:
+        where = positions.get(taken.entity_id)
+        path = "entities" if where is None else f"entities[{where}].id"
+        if taken.job_id is None:
+            check.fail(
+                path,
+                f"entity {taken.entity_id} was stored by another workspace's load (or, with no "
+                "owner, by another pipeline) after this line was checked; a load changes only "
+                "its own workspace's entities: give it another id",
+            )
+        else:
+            check.fail(
+                path,
+                f"entity {taken.entity_id} is being written by another workspace's load at the "
+                f"same time (job {taken.job_id}): load this line again once that load has "
+                "finished (a job that never finishes is removed by `evidencegraph jobs recover`)",
+            )
+    if lost.total > len(lost.taken):
+        check.fail("entities", f"{lost.total - len(lost.taken)} more ids are taken")
+    return check.reason()
+
+
+def document_race_problem(version: DocumentVersion) -> str:
+    """Why the line is refused when another workspace's load created its new document after
+    the line was checked."""
+    check = LineChecker(None, (), ())
+    check.fail(
+        "document.id",
+        f"document {version.document.id} was created by another workspace's load after this "
+        "line was checked; a document cannot move: give it another id",
+    )
+    return check.reason()
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,6 @@ statements, embeddings computed where the line has none, a job failed midway cle
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, LiteralString
@@ -17,21 +16,17 @@ from embedding.query_cache import QueryEmbedder
 from graph import graph_schema, jobs
 from graph.driver import Graph
 from ingest import job_writer
-from ingest.bundle import parse_line
-from ingest.document_version import DocumentVersion
 from ingest.loader import Loader
 from tests.conftest import TEST_DIMENSION
-from tests.support.load_helpers import bundle_line, entity, graph_counts, relation, uid
-
-
-def version_of(line: dict[str, Any]) -> DocumentVersion:
-    parsed = parse_line(json.dumps(line), dimensions=TEST_DIMENSION)
-    assert isinstance(parsed, DocumentVersion), parsed
-    return parsed
-
-
-def loader(graph: Graph) -> Loader:
-    return Loader(graph, QueryEmbedder(HashEmbedder(TEST_DIMENSION), size=0))
+from tests.support.load_helpers import (
+    bundle_line,
+    entity,
+    graph_counts,
+    loader,
+    relation,
+    uid,
+    version_of,
+)
 
 
 async def test_a_long_line_is_written_in_batches_of_bounded_size(

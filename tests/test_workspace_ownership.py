@@ -13,18 +13,13 @@ import pyarrow.parquet as pq
 
 from contract.identifiers import workspace_id
 from contract.scope import Scope
-from embedding.hashing import HashEmbedder
-from embedding.query_cache import QueryEmbedder
 from graph import jobs, lookups
 from graph.driver import Graph
 from graph.ownership import workspace_key
-from ingest.bundle import parse_line
-from ingest.document_version import DocumentVersion
 from ingest.graphrag import read_graphrag
 from ingest.langchain_graph import read_graph_documents
-from ingest.loader import Loader
 from tests.conftest import TEST_DIMENSION
-from tests.support.load_helpers import bundle_line, entity, relation, uid
+from tests.support.load_helpers import bundle_line, entity, loader, relation, uid, version_of
 
 CANONICAL = "0b6f5d1e-2c1a-4f43-9a57-1f0a6d2b9c11"  # a file's id that is a canonical UUID
 ACME = Scope(("acme",))
@@ -39,16 +34,6 @@ RELATIONSHIPS_BETWEEN = """
 MATCH (:Entity {id: $source})-[r]-(:Entity {id: $target})
 RETURN type(r) AS type, r.id AS id ORDER BY id
 """
-
-
-def version_of(line: dict[str, Any]) -> DocumentVersion:
-    parsed = parse_line(json.dumps(line), dimensions=TEST_DIMENSION)
-    assert isinstance(parsed, DocumentVersion), parsed
-    return parsed
-
-
-def loader(graph: Graph) -> Loader:
-    return Loader(graph, QueryEmbedder(HashEmbedder(TEST_DIMENSION), size=0))
 
 
 async def load(graph: Graph, line: dict[str, Any]) -> str | None:

@@ -12,7 +12,12 @@ from typing import Any
 import pytest
 
 from commands.main import main
+from embedding.hashing import HashEmbedder
+from embedding.query_cache import QueryEmbedder
 from graph.driver import Graph
+from ingest.bundle import parse_line
+from ingest.document_version import DocumentVersion
+from ingest.loader import Loader
 from tests.conftest import TEST_DIMENSION
 
 
@@ -63,6 +68,18 @@ def relation(
         "target": uid("e", target),
         "passageIds": [uid("p", p) for p in support],
     }
+
+
+def version_of(line: dict[str, Any]) -> DocumentVersion:
+    """A valid bundle line, read as `load` reads it."""
+    parsed = parse_line(json.dumps(line), dimensions=TEST_DIMENSION)
+    assert isinstance(parsed, DocumentVersion), parsed
+    return parsed
+
+
+def loader(graph: Graph) -> Loader:
+    """A loader with the test embedder, as `load` has one per file."""
+    return Loader(graph, QueryEmbedder(HashEmbedder(TEST_DIMENSION), size=0))
 
 
 def write_bundle(path: Path, lines: Sequence[dict[str, Any] | str]) -> Path:

@@ -26,9 +26,10 @@ def hash_query_embedder() -> QueryEmbedder:
 
 
 async def load_into(
-    graph: Graph, path: Path, format: str, workspace: str = "default"
+    graph: Graph, path: Path, format: str, workspace: str | None = None
 ) -> LoadResult:
-    """Load `path` (`format`: bundle, graphrag or langchain) and wait for its labels' indexes."""
+    """Load `path` (`format`: bundle, graphrag or langchain) and wait for its labels' indexes;
+    `workspace` as `load --workspace` takes it (ingest/load_source.py `Source`)."""
     result = await load_source(graph, hash_query_embedder(), Source(path, format, workspace))
     rows = await graph.read(ENTITY_LABELS, {"owned": list(GRAPH_OWNED_LABELS)})
     await apply_schema(graph, TEST_DIMENSION, labels=[row["label"] for row in rows])
