@@ -3,8 +3,8 @@ labels it is listed, the query-vector cache it can time, the persisted documents
 hash. Each is held to the caller's own workspaces; docs/security.md lists what stays shared.
 
 Two workspaces: alpha's data has `Machine` and `Organization` entities, beta's only `Person`;
-a `Person` of alpha's too, and an unowned `Topic` entity mentioned from both (another pipeline's
-shared entity, contract §2).
+a `Person` of alpha's too, an unowned `Topic` entity mentioned from both (another pipeline's
+shared entity, contract §2), and a `Draft` entity of beta's that no passage mentions.
 """
 
 from __future__ import annotations
@@ -22,9 +22,10 @@ from embedding.query_cache import QueryEmbedder
 from graph.driver import Graph
 from graph.graph_schema import apply_schema
 from graph.lexical_index import fulltext_index_name
+from graph.ownership import workspace_key
 from tests.conftest import TEST_DIMENSION, Client, serving
 from tests.support.auth_material import bearer
-from tests.support.graph_builder import GraphBuilder
+from tests.support.graph_builder import GraphBuilder, unit_vector
 from tests.support.mcp_sessions import http_session, structured
 
 ALPHA_KEY = "alpha-reader-5e1f0a2b3c4d5e6f7a8b"
@@ -71,9 +72,18 @@ async def two_workspaces(builder: GraphBuilder, graph: Graph) -> GraphBuilder:
         mentions={"Francis Crick": [0], "Engines": [0]},
         labels={"Francis Crick": ["Person"], "Engines": ["Topic"]},
     )
+    # beta's own entity that no passage mentions (another pipeline's write): not returnable,
+    # so its label is not beta's to list either.
+    await graph.write(
+        "CREATE (e:Entity:Draft {id: randomUUID(), name: 'Draft Engine', workspace: 'beta',"
+        " workspaceKey: $key, embedding: $embedding})",
+        {"key": workspace_key("beta"), "embedding": unit_vector(TEST_DIMENSION, 1)},
+    )
     # An entity label with both indexes and no entity at all: nobody's to list.
     await apply_schema(
-        graph, TEST_DIMENSION, labels=["Machine", "Organization", "Person", "Topic", "Empty"]
+        graph,
+        TEST_DIMENSION,
+        labels=["Draft", "Empty", "Machine", "Organization", "Person", "Topic"],
     )
     return builder
 
