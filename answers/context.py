@@ -4,6 +4,7 @@ lifespan started; nothing here reads the environment."""
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -13,9 +14,10 @@ from vectorstores.base import Neo4jVectorIndex, VectorStore
 
 
 class QueryEmbedding(Protocol):
-    """Embeds one query (embedding.query_cache.QueryEmbedder, or a test's scripted one)."""
+    """Embeds one query (embedding.query_cache.QueryEmbedder, or a test's scripted one); a
+    cache shares vectors only within one `partition` (the workspaces a search reads)."""
 
-    async def embed_query(self, text: str) -> tuple[float, ...]: ...
+    async def embed_query(self, text: str, partition: Hashable = None) -> tuple[float, ...]: ...
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,19 @@
-"""Entity labels (seed step 2, contract §6 `entityLabels`): each label with the state of its two
-indexes, from one read of the index catalog."""
+"""Entity labels (seed step 2, contract §6 `entityLabels`, MCP `entity_labels`): each entity
+label under which the caller's scope has a returnable entity, with the state of its two
+indexes (issue 38 §5: a label only other workspaces' entities carry is not listed).
+
+Two statements, whatever the number of labels: the index catalog, then which of its labels the
+scope holds (graph/scope_labels.py).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from answers.context import AnswerContext
+from contract.scope import Scope
 from graph.index_catalog import read_index_catalog
+from graph.scope_labels import labels_in_scope
 
 
 @dataclass(frozen=True)
@@ -16,10 +23,10 @@ class LabelIndexes:
     vector_state: str
 
 
-async def entity_labels(context: AnswerContext) -> list[LabelIndexes]:
+async def entity_labels(context: AnswerContext, effective: Scope) -> list[LabelIndexes]:
     catalog = await read_index_catalog(context.graph, configuration=False)
     labels = []
-    for label in catalog.entity_labels():
+    for label in await labels_in_scope(context.graph, effective, catalog):
         indexes = catalog.label_indexes(label)
         labels.append(LabelIndexes(label, indexes.fulltext_state.value, indexes.vector_state.value))
     return labels

@@ -60,8 +60,12 @@ def checked_mode(mode: str) -> str:
     return mode
 
 
-async def embed_query(context: AnswerContext, query: str) -> tuple[float, ...]:
-    return await context.query_embedder.embed_query(query)
+async def embed_query(context: AnswerContext, query: str, effective: Scope) -> tuple[float, ...]:
+    """The query's vector. The query-vector cache is shared only by searches that read the same
+    workspaces (issue 38 §5: a hit is faster, so a shared cache would tell a caller whether
+    anyone had searched that exact text); a caller can only read workspaces it is granted, so
+    it learns nothing of searches over any workspace it may not read."""
+    return await context.query_embedder.embed_query(query, partition=effective.workspaces)
 
 
 @dataclass(frozen=True)
@@ -201,7 +205,7 @@ async def search_entities(
         return await search(targets, vector, external_reads)
 
     async def embed() -> tuple[float, ...] | None:
-        return None if mode == "LEXICAL" else await embed_query(context, query)
+        return None if mode == "LEXICAL" else await embed_query(context, query, effective)
 
     # Steps 1–2 from the index catalog, kept or read by contract §3's rules; the query
     # embedding does not depend on it, so a catalog read and the embedding overlap. With the

@@ -90,7 +90,7 @@ async def search_passages(
         )
 
     async def embed() -> tuple[float, ...] | None:
-        return None if mode == "LEXICAL" else await embed_query(context, query)
+        return None if mode == "LEXICAL" else await embed_query(context, query, effective)
 
     # The passage indexes from the catalog, kept or read by contract §3's rules (§4: "same
     # query rules"); a catalog read and the embedding overlap (answers/catalog_search.py).

@@ -62,6 +62,7 @@ from contract.errors import (
     Overloaded,
     RateLimited,
 )
+from contract.scope import Grant
 from resolvers.context import RequestContext
 
 
@@ -227,7 +228,9 @@ class GraphQLView(GraphQL[RequestContext, None]):
             request.app.state.services
         )
         if refusal is None and isinstance(request_data, GraphQLRequestData):
-            refusal = self.resolve_persisted(request_data, request_adapter.method, sub_response)
+            refusal = self.resolve_persisted(
+                request_data, request_adapter.method, sub_response, context.grant
+            )
         if refusal is not None:
             return PreExecutionError(data=None, errors=[refusal])
         record = request_record.current.get()
@@ -272,15 +275,21 @@ class GraphQLView(GraphQL[RequestContext, None]):
         return None
 
     def resolve_persisted(
-        self, request_data: GraphQLRequestData, method: str, sub_response: Response
+        self,
+        request_data: GraphQLRequestData,
+        method: str,
+        sub_response: Response,
+        grant: Grant | None,
     ) -> GraphQLError | None:
         """The document a persisted operation names goes into `request_data.query`
-        (api/persisted_queries.py); its refusal, if any."""
+        (api/persisted_queries.py), from what callers of the same grant taught it; its
+        refusal, if any."""
         persisted = self.front_door.persisted
         if persisted is None:
             return None
+        partition = None if grant is None else grant.workspaces
         try:
-            query = persisted.resolve(request_data.query, request_data.extensions)
+            query = persisted.resolve(request_data.query, request_data.extensions, partition)
         except EvidenceGraphError as refused:
             return self.request_error(refused)
         if method == "GET" and query is not None and request_data.query is None:

@@ -7,6 +7,9 @@ refused with PERSISTED_QUERY_NOT_FOUND and the message `PersistedQueryNotFound`,
 clients take as "send the text with the hash"; the hash and the text together are checked (the
 hash must be the text's) and the text kept. What is kept is bounded: `KEPT_DOCUMENTS` documents
 of at most `KEPT_DOCUMENT_CHARS` characters each, the least recently used forgotten first.
+A document is kept for the callers of one grant (`partition`: the granted workspaces; issue 38
+§5): a hash alone answers whether a caller of the same grant sent that exact text, never
+whether another workspace's caller did (a document may hold a search's words as a literal).
 
 Trusted documents (GRAPHQL_TRUSTED_DOCUMENTS=<manifest>[,<manifest>…]): only the manifests'
 documents run, sent by hash or by their exact text; anything else is QUERY_NOT_IN_SAFELIST (an
@@ -31,7 +34,7 @@ import json
 import re
 import sys
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 
 from graphql import OperationDefinitionNode, parse, print_ast
@@ -66,28 +69,35 @@ def requested_hash(extensions: Mapping[str, object] | None) -> str | None:
 class PersistedQueries:
     def __init__(self, trusted: Mapping[str, str] | None = None) -> None:
         self.trusted = dict(trusted) if trusted is not None else None
-        self.kept: OrderedDict[str, str] = OrderedDict()
+        self.kept: OrderedDict[tuple[Hashable, str], str] = OrderedDict()
 
-    def resolve(self, query: str | None, extensions: Mapping[str, object] | None) -> str | None:
-        """The document text the request runs; raises the request's coded error."""
+    def resolve(
+        self,
+        query: str | None,
+        extensions: Mapping[str, object] | None,
+        partition: Hashable = None,
+    ) -> str | None:
+        """The document text the request runs; raises the request's coded error. APQ keeps
+        what a request teaches it for the requests of the same `partition` only."""
         digest = requested_hash(extensions)
         if self.trusted is not None:
             return self._trusted(query, digest)
         if digest is None:
             return query
+        key = (partition, digest)
         if query is None:
-            known = self.kept.get(digest)
+            known = self.kept.get(key)
             if known is None:
                 raise PersistedQueryNotFound
-            self.kept.move_to_end(digest)
+            self.kept.move_to_end(key)
             return known
         if sha256_hex(query) != digest:
             raise Malformed(
                 "extensions.persistedQuery.sha256Hash", "must be the SHA-256 of `query`"
             )
         if len(query) <= KEPT_DOCUMENT_CHARS:
-            self.kept[digest] = query
-            self.kept.move_to_end(digest)
+            self.kept[key] = query
+            self.kept.move_to_end(key)
             while len(self.kept) > KEPT_DOCUMENTS:
                 self.kept.popitem(last=False)
         return query

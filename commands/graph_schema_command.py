@@ -29,7 +29,8 @@ async def _apply(settings: Settings) -> int:
     print(f"indexes created: {', '.join(report.created) or 'none (all existed)'}")
     print(
         f"mentions in evidence order: {order.in_order} of {order.dense} entities with more than"
-        f" {DENSE_MENTIONS} mentions read through the order indexes"
+        f" {DENSE_MENTIONS} mentions read through the order indexes; {order.rekeyed:,} mentions"
+        " of documents moved to another workspace keyed anew"
     )
     if report.skipped:
         shown = ", ".join(repr(label) for label in report.skipped)
@@ -52,6 +53,8 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         help="create constraints and both indexes of every entity label, and keep every "
         "mention in evidence order, and give entities, relations and passages their "
         "workspace where the graph decides it (idempotent); a label's FULLTEXT index that "
-        "RETRIEVAL_LEXICAL_FIELDS or the analyzer no longer match is created again",
+        "RETRIEVAL_LEXICAL_FIELDS or the analyzer no longer match is created again; owner keys "
+        "another pipeline's owner changes left stale are fixed and counted (run it after such "
+        "writes: docs/graph-model.md)",
     )
     apply.set_defaults(handler=_handle)

@@ -11,8 +11,9 @@ def print_progress(step: str, done: int, total: int) -> None:
     say(f"owners: {step}: {done:,} of {total:,} ids checked")
 
 
-def _step_lines(step: str, what: str, report: StepReport) -> list[str]:
-    lines = [f"owners: {step}: {report.stamped:,} {what}, {report.undecided:,} undecided"]
+def _step_lines(step: str, what: str, report: StepReport, keyed: bool = True) -> list[str]:
+    fixed = f", {report.fixed:,} stale keys fixed" if keyed else ""
+    lines = [f"owners: {step}: {report.stamped:,} {what}{fixed}, {report.undecided:,} undecided"]
     for reason, count in sorted(report.reasons.items()):
         lines.append(f"  {count:,} undecided: {reason}")
     for item in report.first_undecided:
@@ -24,9 +25,10 @@ def _step_lines(step: str, what: str, report: StepReport) -> list[str]:
 
 
 def report_lines(report: OwnerStampReport) -> list[str]:
-    """Counts per step, then the first undecided ids (by id) with why."""
+    """Counts per step (entities and passages: also the keys that were not their owner's and
+    were fixed), then the first undecided ids (by id) with why."""
     return [
         *_step_lines("entities", "stamped with their workspace", report.entities),
-        *_step_lines("relations", "stamped with their workspace", report.relations),
+        *_step_lines("relations", "stamped with their workspace", report.relations, False),
         *_step_lines("passages", "given their workspace's key", report.passages),
     ]

@@ -8,6 +8,13 @@ requests for the same uncached text share one embedding instead of computing it 
 cancelled query returns at once: a request deadline holds even while an endpoint is being
 retried.
 
+The cache is partitioned (issue 38 §5): a cached or in-flight vector serves only requests of the
+same `partition`, which the searches make the set of workspaces they read
+(answers/entity_search.py `embed_query`). A hit skips the embedding (MiniLM: milliseconds), so
+a shared cache would let a caller time whether anyone had recently searched an exact string;
+partitioned, it tells a caller only about searches over exactly the workspaces it reads too.
+docs/security.md gives the hit rates with and without the partition.
+
 >>> from embedding.hashing import HashEmbedder
 >>> queries = QueryEmbedder(HashEmbedder(dimension=8))
 >>> vector = anyio.run(queries.embed_query, "who founded acme")
@@ -20,7 +27,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import anyio
@@ -91,8 +98,9 @@ class QueryEmbedder:
         self.embedder = embedder
         self.size = size
         self.stats = CacheStats()
-        self._cache: OrderedDict[str, tuple[float, ...]] = OrderedDict()
-        self._in_flight: dict[str, _InFlight] = {}
+        # Keyed by (partition, text): see the module docstring.
+        self._cache: OrderedDict[tuple[Hashable, str], tuple[float, ...]] = OrderedDict()
+        self._in_flight: dict[tuple[Hashable, str], _InFlight] = {}
         self._limiter = anyio.CapacityLimiter(concurrency)
         self.inline = embedder.identity.kind in INLINE_KINDS
 
@@ -100,17 +108,19 @@ class QueryEmbedder:
     def identity(self) -> EmbedderIdentity:
         return self.embedder.identity
 
-    async def embed_query(self, text: str) -> tuple[float, ...]:
-        """The vector of one query text, from the cache when it was asked before."""
+    async def embed_query(self, text: str, partition: Hashable = None) -> tuple[float, ...]:
+        """The vector of one query text, from the cache when it was asked before in the same
+        `partition` (or is being computed for it)."""
+        key = (partition, text)
         while True:
-            cached = self._cache.get(text)
+            cached = self._cache.get(key)
             if cached is not None:
-                self._cache.move_to_end(text)
+                self._cache.move_to_end(key)
                 self.stats.hit()
                 return cached
-            pending = self._in_flight.get(text)
+            pending = self._in_flight.get(key)
             if pending is None:
-                return await self._compute(text)
+                return await self._compute(key)
             await pending.done.wait()
             if pending.vector is not None:
                 self.stats.hit()
@@ -130,16 +140,17 @@ class QueryEmbedder:
             )
         return vectors
 
-    async def _compute(self, text: str) -> tuple[float, ...]:
+    async def _compute(self, key: tuple[Hashable, str]) -> tuple[float, ...]:
         with _faults_of_the_embedder():
-            return await self._compute_once(text)
+            return await self._compute_once(key)
 
-    async def _compute_once(self, text: str) -> tuple[float, ...]:
+    async def _compute_once(self, key: tuple[Hashable, str]) -> tuple[float, ...]:
         self.stats.miss()
+        _, text = key
         if self.inline:  # nothing awaits, so no other request can be waiting for it
             [vector] = self.embedder.embed([text])
-            return self._remember(text, tuple(vector))
-        pending = self._in_flight[text] = _InFlight()
+            return self._remember(key, tuple(vector))
+        pending = self._in_flight[key] = _InFlight()
         try:
             # A cancelled request (client gone, deadline passed) returns at once instead of
             # waiting for the worker, which may be sitting in an endpoint's retries; the
@@ -153,13 +164,13 @@ class QueryEmbedder:
             raise
         finally:
             # Also on cancellation, which leaves vector and error unset: waiters then retry.
-            del self._in_flight[text]
+            del self._in_flight[key]
             pending.done.set()
-        return self._remember(text, pending.vector)
+        return self._remember(key, pending.vector)
 
-    def _remember(self, text: str, vector: tuple[float, ...]) -> tuple[float, ...]:
+    def _remember(self, key: tuple[Hashable, str], vector: tuple[float, ...]) -> tuple[float, ...]:
         if self.size > 0:
-            self._cache[text] = vector
+            self._cache[key] = vector
             if len(self._cache) > self.size:
                 self._cache.popitem(last=False)
                 self.stats.evictions += 1

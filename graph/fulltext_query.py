@@ -45,10 +45,19 @@ def fulltext_query(words: str, fields: Sequence[str], keys: Sequence[str] | None
     matched = on_fields if len(fields) == 1 else f"({on_fields})"
     if keys is None:
         return matched
+    return f"{matched} AND {owners_query(keys)}^0"
+
+
+def owners_query(keys: Sequence[str]) -> str:
+    """The nodes owned by `keys` (workspace keys) or by nobody, as a Lucene query; alone, it
+    reads an index's nodes of the caller's workspaces without words (graph/scope_labels.py).
+
+    >>> owners_query(("0001",))
+    '(workspaceKey:(0001) OR (*:* -workspaceKey:[* TO *]))'
+    """
     if not all(_KEY.fullmatch(key) for key in keys):
         raise ValueError("a workspace key is made of digits")
-    owners = f"({OWNER_KEY}:({' '.join(keys)}) OR {_UNOWNED})" if keys else _UNOWNED
-    return f"{matched} AND {owners}^0"
+    return f"({OWNER_KEY}:({' '.join(keys)}) OR {_UNOWNED})" if keys else _UNOWNED
 
 
 def scope_keys(scope: Scope) -> tuple[str, ...] | None:

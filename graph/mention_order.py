@@ -8,7 +8,8 @@ workspace holds one of them only once the mentions before it have been read. So 
 keeps, as contract §2 allows ("anything extra it keeps for speed is derived and maintained by
 the service itself, and its absence must not change an answer"):
 
-- on each `MENTIONED_IN` relationship, facts that never change once its passage exists:
+- on each `MENTIONED_IN` relationship, facts that never change once its passage exists
+  (but for the workspace, should another pipeline move the document):
   `orderEntityId` (the entity's id), `orderEntityWorkspace` (that id, a space, and the
   workspace of the passage's document), `orderDocumentId`, `orderPosition`, `orderPassageId`
   (the passage's document id, position and id);
@@ -31,7 +32,11 @@ Who writes them: the commit that creates a mention (`ORDER_NEW_MENTIONS` in grap
 recovery when it removes a failed job's chunks and purge when it removes passages
 (`FORGET_MENTIONS_OF_CHUNK`, in graph/jobs.py and graph/purge.py), and
 `evidencegraph schema apply` (`order_mentions`), which fills graphs written before this existed
-or by other pipelines. A writer of the service that removes a mention without going through
+or by other pipelines, and keys anew the mentions of a document another pipeline moved to
+another workspace (`orderEntityWorkspace` holds the workspace the document had when the
+mention was ordered; until then the moved mentions are not found by a read of the new
+workspace's mentions in order, which is why docs/graph-model.md asks for `schema apply` after
+such a move). A writer of the service that removes a mention without going through
 `FORGET_MENTIONS_OF_CHUNK` leaves a counter above the degree: that entity is read the plain way
 until the next `schema apply`.
 """
@@ -112,6 +117,16 @@ def _orderable(value: LiteralString) -> LiteralString:
     return f"({value} IS :: STRING NOT NULL AND {value} =~ {_PRINTABLE_ASCII})"
 
 
+def workspace_order_key(entity: LiteralString, document: LiteralString) -> LiteralString:
+    """The `orderEntityWorkspace` a mention of `entity` in a passage of `document` should
+    carry: null (not ordered) when the id or the workspace is unlike the model's."""
+    return (
+        f"CASE WHEN {_orderable(entity + '.id')} AND NOT {entity}.id CONTAINS ' '"
+        f" AND {document}.workspace IS :: STRING NOT NULL"
+        f" THEN {entity_workspace(entity + '.id', document + '.workspace')} END"
+    )
+
+
 def order_properties(
     mention: LiteralString, entity: LiteralString, chunk: LiteralString, document: LiteralString
 ) -> LiteralString:
@@ -128,9 +143,7 @@ def order_properties(
         f" THEN {document}.id END,"
         f" {mention}.orderPosition = CASE WHEN {chunk}.position IS :: INTEGER NOT NULL"
         f" THEN {chunk}.position END,"
-        f" {mention}.orderEntityWorkspace = CASE WHEN {_orderable(entity + '.id')}"
-        f" AND NOT {entity}.id CONTAINS ' ' AND {document}.workspace IS :: STRING NOT NULL"
-        f" THEN {entity_workspace(entity + '.id', document + '.workspace')} END"
+        f" {mention}.orderEntityWorkspace = {workspace_order_key(entity, document)}"
     )
 
 
@@ -180,6 +193,23 @@ _FILL_MENTION_ORDER: LiteralString = (
     " } IN TRANSACTIONS OF 10000 ROWS"
 )
 
+# Step 1 too: the mentions whose `orderEntityWorkspace` is not their document's workspace any
+# more (another pipeline moved the document): their properties again, their entity recounted.
+# Until then a read of the new workspace's mentions in order would not find them (contract §2:
+# a stale copy must not change an answer). Returns how many it re-keyed.
+_REKEY_MOVED_MENTIONS: LiteralString = (
+    "MATCH (e:Entity)-[m:MENTIONED_IN]->(c:Chunk) WHERE m.orderEntityWorkspace IS NOT NULL"
+    " CALL (c) { OPTIONAL MATCH (orderDoc:Document)-[:HAS_PART]->(c)"
+    " RETURN head(collect(orderDoc)) AS orderDoc }"
+    " WITH e, m, c, orderDoc"
+    " WHERE m.orderEntityWorkspace <> coalesce(" + workspace_order_key("e", "orderDoc") + ", '')"
+    " CALL (e, m, c, orderDoc) {"
+    + order_properties("m", "e", "c", "orderDoc")
+    + " SET e.orderedMentions = null"
+    " } IN TRANSACTIONS OF 10000 ROWS"
+    " RETURN count(m) AS rekeyed"
+)
+
 # Step 2: every entity whose counter is missing or differs from its degree is counted again,
 # under its write lock (the first SET), so a commit running beside it adds to an exact count.
 _COUNT_ORDERED_MENTIONS: LiteralString = (
@@ -203,6 +233,7 @@ _ORDER_STATE: LiteralString = (
 class MentionOrderReport:
     dense: int  # entities with more than DENSE_MENTIONS ordered mentions
     in_order: int  # of those, the ones every read takes through the order indexes
+    rekeyed: int = 0  # mentions whose document had moved to another workspace, keyed anew
 
 
 async def order_mentions(graph: Graph) -> MentionOrderReport:
@@ -210,7 +241,10 @@ async def order_mentions(graph: Graph) -> MentionOrderReport:
     graph the service wrote, it reads every mention once and writes nothing."""
     for statement in ORDER_INDEXES:
         await graph.write(statement, {})
+    [moved] = await graph.auto_commit_rows(_REKEY_MOVED_MENTIONS, {})
     await graph.auto_commit(_FILL_MENTION_ORDER, {})
     await graph.auto_commit(_COUNT_ORDERED_MENTIONS, {})
     [row] = await graph.read(_ORDER_STATE, mention_parameters())
-    return MentionOrderReport(dense=int(row["dense"]), in_order=int(row["inOrder"]))
+    return MentionOrderReport(
+        dense=int(row["dense"]), in_order=int(row["inOrder"]), rekeyed=int(moved["rekeyed"])
+    )

@@ -16,6 +16,16 @@ an unowned entity or relation is read exactly as before (contract §2: "may be m
 any workspace and answers by the rules below"), so leaving one undecided changes no answer.
 An entity or relation that has an owner keeps it; an owned entity without a key gets one.
 
+The keys are reconciled with the owners on every run (contract §2: a stale copy must not
+change an answer). Another pipeline may change an owner without touching the key: remove an
+entity's `workspace` to share it, set one, or move a document to another workspace (its
+passages keep the old workspace's key). A key that is not its owner's makes the lexical read
+offer the node to the wrong workspaces' callers and hide it from the right ones. So every
+entity's key is made its owner's (removed when it has none), and every passage's its
+document's (removed when it has no single document with a workspace); the report counts each
+stale key fixed (`StepReport.fixed`). graph/mention_order.py does the same for the workspace
+the mention order keeps (`order_mentions`).
+
 Each step walks its label in pages of `PAGE` ids (the id constraint's index gives them in
 order), and each page is written in transactions of `BATCH` rows (`CALL … IN TRANSACTIONS`),
 so a graph of any size is stamped in bounded transactions with progress after every page.
@@ -82,11 +92,33 @@ _UNION_OF_HOMES: LiteralString = (
     "reduce(owners = [], h IN collect(homes) | owners + [w IN h WHERE NOT w IN owners])"
 )
 
-# Step 1, one page of entities: those without an owner, or owned without a key. An entity
-# is decided when it has mentions and every one lies in a document of the same workspace.
+
+# The key an owner expression (`owner`: a workspace, or null for none) gives, from `$keys`.
+def _key_of(owner: LiteralString) -> LiteralString:
+    return f"CASE WHEN {owner} IS :: STRING THEN $keys[{owner}] END"
+
+
+def _differs(stored: LiteralString, wanted: LiteralString) -> LiteralString:
+    """The stored key is not the wanted one (either may be null: absent)."""
+    return f"coalesce({stored}, '') <> coalesce({wanted}, '')"
+
+
+def _set_key(node: LiteralString, stored: LiteralString, key: LiteralString) -> LiteralString:
+    """Make `node`'s key `key` (null: remove it) where `stored`, the key it has, differs."""
+    return (
+        f" FOREACH (k IN CASE WHEN {key} IS NOT NULL AND {_differs(stored, key)}"
+        f" THEN [{key}] ELSE [] END | SET {node}.workspaceKey = k)"
+        f" FOREACH (_ IN CASE WHEN {key} IS NULL AND {stored} IS NOT NULL THEN [1] ELSE [] END |"
+        f" REMOVE {node}.workspaceKey)"
+    )
+
+
+# Step 1, one page of entities: those without an owner, and those whose key is not their
+# owner's (none, another workspace's, or one left from an owner another pipeline removed). An
+# entity is decided when it has mentions and every one lies in a document of one workspace.
 STAMP_ENTITIES: LiteralString = (
     "MATCH (e:Entity) WHERE e.id > $after AND e.id <= $last"
-    " AND (e.workspace IS NULL OR e.workspaceKey IS NULL)"
+    " AND (e.workspace IS NULL OR " + _differs("e.workspaceKey", _key_of("e.workspace")) + ")"
     " CALL (e) {"
     " CALL (e) {"
     " OPTIONAL MATCH (e)-[:MENTIONED_IN]->(c)"
@@ -98,22 +130,20 @@ STAMP_ENTITIES: LiteralString = (
     " WITH e, mentions, homeless, owners,"
     " CASE WHEN e.workspace IS NULL AND mentions > 0 AND homeless = 0 AND size(owners) = 1"
     " THEN owners[0] END AS stamped"
-    " WITH e, mentions, homeless, owners, stamped,"
-    " CASE WHEN coalesce(stamped, e.workspace) IS :: STRING"
-    " THEN $keys[coalesce(stamped, e.workspace)] END AS key"
+    " WITH e, mentions, homeless, owners, stamped, e.workspaceKey AS storedKey,"
+    " " + _key_of("coalesce(stamped, e.workspace)") + " AS key"
     " FOREACH (owner IN CASE WHEN stamped IS NULL THEN [] ELSE [stamped] END |"
-    " SET e.workspace = owner)"
-    " FOREACH (k IN CASE WHEN key IS NULL OR e.workspaceKey = key THEN [] ELSE [key] END |"
-    " SET e.workspaceKey = k)"
-    " RETURN stamped,"
+    " SET e.workspace = owner)" + _set_key("e", "storedKey", "key") + " RETURN stamped,"
+    " CASE WHEN storedKey IS NOT NULL AND " + _differs("storedKey", "key") + ""
+    " THEN e.id END AS fixed,"
     " CASE WHEN e.workspace IS NOT NULL THEN null"
     " WHEN mentions = 0 THEN $notMentioned"
     " WHEN homeless > 0 THEN $passagesMissing"
     " ELSE $severalWorkspaces END AS reason,"
     " owners"
     " } IN TRANSACTIONS OF $batch ROWS"
-    " WITH e, stamped, reason, owners"
-    " RETURN count(stamped) AS stamped,"
+    " WITH e, stamped, fixed, reason, owners"
+    " RETURN count(stamped) AS stamped, count(fixed) AS fixed,"
     " collect(CASE WHEN reason IS NOT NULL"
     " THEN {id: e.id, reason: reason, workspaces: owners} END) AS undecided"
 )
@@ -147,23 +177,27 @@ STAMP_RELATIONS: LiteralString = (
     " ELSE owners END AS workspaces"
     " } IN TRANSACTIONS OF $batch ROWS"
     " WITH r, stamped, reason, workspaces"
-    " RETURN count(stamped) AS stamped,"
+    # (relations carry no key: nothing to fix; an aggregate, so no rows still give one)
+    " RETURN count(stamped) AS stamped, sum(0) AS fixed,"
     " collect(CASE WHEN reason IS NOT NULL"
     " THEN {id: coalesce(r.id, elementId(r)), reason: reason, workspaces: workspaces} END)"
     " AS undecided"
 )
 
-# Step 3, one page of passages without a key: their document's.
+# Step 3, one page of passages: each keyed with its document's workspace (a passage without
+# a key gets one; one whose document moved to another workspace gets the new one; one with no
+# single document with a workspace keeps none). Only the passages whose key changes are
+# written (`_set_key`); the undecided are listed whether they had a key or not.
 KEY_CHUNKS: LiteralString = (
-    "MATCH (c:Chunk) WHERE c.id > $after AND c.id <= $last AND c.workspaceKey IS NULL"
-    " CALL (c) {"
+    "MATCH (c:Chunk) WHERE c.id > $after AND c.id <= $last"
     " WITH c, " + _homes("c") + " AS homes"
-    " WITH c, homes, CASE WHEN size(homes) = 1 THEN $keys[homes[0]] END AS key"
-    " FOREACH (k IN CASE WHEN key IS NULL THEN [] ELSE [key] END | SET c.workspaceKey = k)"
-    " RETURN key, homes"
-    " } IN TRANSACTIONS OF $batch ROWS"
-    " WITH c, key, homes"
-    " RETURN count(key) AS stamped,"
+    " WITH c, homes, c.workspaceKey AS storedKey,"
+    " CASE WHEN size(homes) = 1 THEN $keys[homes[0]] END AS key"
+    " CALL (c, storedKey, key) {" + _set_key("c", "storedKey", "key") + " }"
+    " IN TRANSACTIONS OF $batch ROWS"
+    " RETURN count(CASE WHEN storedKey IS NULL THEN key END) AS stamped,"
+    " count(CASE WHEN storedKey IS NOT NULL AND " + _differs("storedKey", "key") + ""
+    " THEN c END) AS fixed,"
     " collect(CASE WHEN key IS NULL THEN {id: c.id,"
     " reason: CASE WHEN size(homes) = 0 THEN $noDocument ELSE $severalWorkspaces END,"
     " workspaces: homes} END) AS undecided"
@@ -193,11 +227,15 @@ class StepReport:
 
     stamped: int = 0
     undecided: int = 0
+    # Keys that did not match the owner (another workspace's, or one whose owner is gone),
+    # made the owner's or removed: entities and passages only (relations carry no key).
+    fixed: int = 0
     reasons: Counter[str] = field(default_factory=Counter)
     first_undecided: list[Undecided] = field(default_factory=list)  # by id, SHOWN_UNDECIDED
 
-    def add(self, stamped: int, undecided: list[dict[str, Any]]) -> None:
+    def add(self, stamped: int, fixed: int, undecided: list[dict[str, Any]]) -> None:
         self.stamped += stamped
+        self.fixed += fixed
         self.undecided += len(undecided)
         found = [
             Undecided(str(row["id"]), row["reason"], tuple(sorted(row["workspaces"])))
@@ -250,7 +288,7 @@ async def stamp_owners(
             [result] = await graph.auto_commit_rows(
                 stamp, {**parameters, "after": after, "last": page["last"]}
             )
-            step_report.add(result["stamped"], list(result["undecided"]))
+            step_report.add(result["stamped"], result["fixed"], list(result["undecided"]))
             after, done = page["last"], done + page["size"]
             progress(step, done, total)
     return report

@@ -28,7 +28,7 @@ from contract.arguments import (
     check_range,
 )
 from contract.errors import Malformed, Unavailable
-from contract.scope import Grant
+from contract.scope import Grant, effective_scope
 from graph import walk as graph_walk
 from graph.records import PassageRecord
 from loaders import create_loaders
@@ -313,7 +313,7 @@ async def get_passage(context: AnswerContext, grant: Grant, args: Arguments) -> 
 
 async def entity_labels(context: AnswerContext, grant: Grant, args: Arguments) -> ToolAnswer:
     args.done()
-    labels = await read_entity_labels(context)
+    labels = await read_entity_labels(context, effective_scope(grant))
 
     def build(count: int) -> EntityLabelsJson:
         return {

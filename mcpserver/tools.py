@@ -300,8 +300,9 @@ TOOLS: tuple[types.Tool, ...] = (
         name="entity_labels",
         title="List entity labels",
         description=(
-            "Every entity label (Person, Organization, ...) with the state of its two indexes; "
-            "search_entities can filter on labels whose indexes are both ONLINE. For how many "
+            "Every entity label (Person, Organization, ...) under which your workspaces hold an "
+            "entity, with the state of its two indexes; search_entities can filter on labels "
+            "whose indexes are both ONLINE. For how many "
             "entities of each label your scope holds, use describe_graph. " + errors_note()
         ),
         inputSchema=_schema({}, []),

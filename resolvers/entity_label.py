@@ -11,8 +11,8 @@ from resolvers.enums import IndexState
 
 @strawberry.type(
     description=(
-        "An entity label (a label with a vector index on `embedding`) and its indexes. "
-        "`searchEntities` needs both ONLINE."
+        "An entity label (a label with a vector index on `embedding`) under which your scope "
+        "has an entity, and its indexes. `searchEntities` needs both ONLINE."
     )
 )
 class EntityLabel:
@@ -34,6 +34,6 @@ class EntityLabel:
 
 
 async def entity_labels(info: Info) -> list[EntityLabel]:
-    info.context.caller_grant()  # labels carry no data, but every operation authenticates
-    records = await answers_labels.entity_labels(info.context.answers)
+    # The caller's whole grant: a label is listed only where it holds a returnable entity.
+    records = await answers_labels.entity_labels(info.context.answers, info.context.scope(None))
     return [EntityLabel.from_record(record) for record in records]

@@ -124,7 +124,10 @@ class Query(FederationQuery):
         return Passage.from_record(record, effective) if record else None
 
     @strawberry.field(
-        description="Every entity label (a label with a vector index) and its two index states."
+        description=(
+            "Every entity label (a label with a vector index) under which a passage your "
+            "credentials grant mentions an entity, with its two index states."
+        )
     )
     async def entity_labels(self, info: Info) -> list[EntityLabel]:
         return await entity_labels(info)

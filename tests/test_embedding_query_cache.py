@@ -93,6 +93,37 @@ async def test_repeated_text_comes_from_the_cache() -> None:
     assert len(embedder.calls) == 2
 
 
+async def test_a_cached_vector_serves_only_its_own_partition() -> None:
+    """issue 38 §5: the cache is shared only within one partition (the workspaces a search
+    reads), so a hit, which is faster, says nothing of another partition's searches."""
+    embedder = RecordingEmbedder()
+    queries = QueryEmbedder(embedder)
+    alpha = await queries.embed_query("acme merger", partition=("alpha",))
+    assert await queries.embed_query("acme merger", partition=("beta",)) == alpha
+    assert await queries.embed_query("acme merger", partition=None) == alpha
+    assert embedder.calls == [["acme merger"]] * 3  # each partition embedded it itself
+    assert await queries.embed_query("acme merger", partition=("beta",)) == alpha
+    assert (queries.stats.hits, queries.stats.misses) == (1, 3)
+
+
+async def test_a_vector_being_computed_serves_only_its_own_partition() -> None:
+    embedder = RecordingEmbedder()
+    embedder.gate = threading.Event()
+    queries = QueryEmbedder(embedder)
+    async with anyio.create_task_group() as tasks:
+        try:
+            tasks.start_soon(queries.embed_query, "acme merger", ("alpha",))
+            await wait_until_started(embedder)
+            embedder.started.clear()
+            # beta's request does not wait for alpha's embedding: it computes its own.
+            tasks.start_soon(queries.embed_query, "acme merger", ("beta",))
+            await wait_until_started(embedder)
+        finally:
+            embedder.gate.set()
+    assert embedder.calls == [["acme merger"]] * 2
+    assert (queries.stats.hits, queries.stats.misses) == (0, 2)
+
+
 async def test_least_recently_used_is_evicted() -> None:
     embedder = RecordingEmbedder()
     queries = QueryEmbedder(embedder, size=2)

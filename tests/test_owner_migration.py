@@ -269,8 +269,14 @@ async def test_schema_apply_stamps_owners_and_reports_what_it_left_undecided(
     run = await cli.run("schema", "apply")
     assert run.code == 0, run.err
     assert (await owners(loaded))[f"entity {ADA}"] == (ALPHA, workspace_key(ALPHA))
-    assert "owners: entities: 3 stamped with their workspace, 1 undecided" in run.out
+    assert (
+        "owners: entities: 3 stamped with their workspace, 0 stale keys fixed, 1 undecided"
+        in run.out
+    )
     assert f"  undecided {SHARED}: {UNDECIDED_SEVERAL_WORKSPACES} (alpha, beta)" in run.out
     assert "owners: relations: 2 stamped with their workspace, 2 undecided" in run.out
-    assert "owners: passages: 3 given their workspace's key, 0 undecided" in run.out
+    assert (
+        "owners: passages: 3 given their workspace's key, 0 stale keys fixed, 0 undecided"
+        in run.out
+    )
     assert "owners: entities: 4 of 4 ids checked" in run.err

@@ -20,17 +20,17 @@ test-output/scope-properties.json.
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graph.driver import Graph
+from tests.support.example_profiles import graph_example_profiles
 from tests.support.scope_callers import GRANTS, Callers, scope_callers
 from tests.support.scope_checks import (
     MODES,
@@ -55,17 +55,9 @@ OUTPUT = Path(__file__).resolve().parents[1] / "test-output" / "scope-properties
 # database, six runs) failed within 3 to 47 examples: the document scope dropped (at 9, 10 and
 # 44), the workspace condition dropped (5), a RUNNING or FAILED job's passages counted current
 # (47), a retired document counted live (3). 200 examples cost 2.5 times as long.
-settings.register_profile(
-    "scope-ci",
-    max_examples=80,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+PROFILE_NAME = graph_example_profiles(
+    "scope", "SCOPE_PROPERTIES_PROFILE", ci=80, thorough=2000, quick=30
 )
-settings.register_profile(
-    "scope-thorough", parent=settings.get_profile("scope-ci"), max_examples=2000
-)
-settings.register_profile("scope-quick", parent=settings.get_profile("scope-ci"), max_examples=30)
-PROFILE_NAME = os.environ.get("SCOPE_PROPERTIES_PROFILE", "scope-ci")
 
 
 @pytest.fixture

@@ -40,13 +40,16 @@ class Callers:
 
 
 @asynccontextmanager
-async def scope_callers(neo4j_uri: str, graph: Graph, tmp_path: Path) -> AsyncIterator[Callers]:
+async def scope_callers(
+    neo4j_uri: str, graph: Graph, tmp_path: Path, **settings: str
+) -> AsyncIterator[Callers]:
+    """Both callers, served with the limits a fat aliased request needs, plus `settings`."""
     await apply_schema(graph, DIMENSION, labels=list(LABELS))
     await graph.write(WRITE_BALLAST, {"size": BALLAST_SIZE})
     keys = {grant: f"key-{'-'.join(sorted(grant)) or 'none'}-0123456789abcdef" for grant in GRANTS}
     keys_file = tmp_path / "keys.json"
     keys_file.write_text(json.dumps({key: sorted(grant) for grant, key in keys.items()}))
-    limits = {"GRAPHQL_MAX_ALIASES": "500", "GRAPHQL_MAX_TOKENS": "100000"}
+    limits = {"GRAPHQL_MAX_ALIASES": "500", "GRAPHQL_MAX_TOKENS": "100000", **settings}
     keyed_auth = {"AUTH_MODE": "apikeys", "AUTH_API_KEYS_FILE": str(keys_file)}
     async with AsyncExitStack() as stack:
         everything = await stack.enter_async_context(serving(neo4j_uri, graph, **limits))

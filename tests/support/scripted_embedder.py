@@ -3,7 +3,7 @@ semantic ranking it asserts is exact. (The real embedders are tested in test_emb
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 
 
 class ScriptedQueryEmbedder:
@@ -16,7 +16,7 @@ class ScriptedQueryEmbedder:
         assert len(vector) == self.dimension
         self.vectors[query] = tuple(vector)
 
-    async def embed_query(self, text: str) -> tuple[float, ...]:
+    async def embed_query(self, text: str, partition: Hashable = None) -> tuple[float, ...]:
         self.calls.append(text)
         if text not in self.vectors:
             raise AssertionError(f"test did not script a vector for query {text!r}")
