@@ -133,8 +133,14 @@ class GraphQLView(GraphQL[RequestContext, None]):
         except UnreadableRequest as unreadable:
             response = unreadable.response(Headers(scope=scope).get("accept"))
         except HTTPException as refused:
-            headers = refused.headers if isinstance(refused, Refused) else {}
-            response = PlainTextResponse(refused.reason, refused.status_code, headers=headers)
+            if refused.status_code == 400:
+                # A request GraphQL cannot read (no query, a non-string operationName): coded,
+                # as contract §7 asks of every 4xx for such a request.
+                unreadable = UnreadableRequest(UnreadableJson(refused.reason))
+                response = unreadable.response(Headers(scope=scope).get("accept"))
+            else:
+                headers = refused.headers if isinstance(refused, Refused) else {}
+                response = PlainTextResponse(refused.reason, refused.status_code, headers=headers)
         await response(scope, receive, send)
 
     def should_render_graphql_ide(self, request: BaseRequestProtocol) -> bool:

@@ -11,7 +11,8 @@ The front door is `/graphql`'s (contract §7, "one for every door"):
 - a POST body is read by api/json_body.py's rule before the SDK sees it: one it cannot read
   (not JSON, nested too deeply, an integer beyond 64 bits, a lone surrogate) is 400 with
   JSON-RPC's parse error, whose `data.code` is the contract's MALFORMED (the SDK's own reader
-  answered a deep body or a 5,000-digit number with a 500);
+  answered a deep body or a 5,000-digit number with a 500); one that is no JSON-RPC message is
+  400 with JSON-RPC's invalid request and MALFORMED (the SDK's own answer quoted pydantic);
 - each tool call takes an admission slot, is priced by what it reads and charged to its
   caller's rate, and its refusals are paced (api/front_door.py `FrontDoor.answer_tool`); a
   refusal is a tool error with the contract's code, and RATE_LIMITED's and OVERLOADED's answer
@@ -29,7 +30,8 @@ import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from mcp.types import PARSE_ERROR
+from mcp.types import INVALID_REQUEST, PARSE_ERROR, JSONRPCMessage
+from pydantic import ValidationError
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.types import Message, Receive, Scope, Send
@@ -42,7 +44,13 @@ from api.json_body import UnreadableJson, read_json
 from api.mcp_streams import EventStreams
 from api.rate_limit import caller_of
 from api.services import Services
-from contract.errors import BackendUnavailable, Overloaded, RateLimited
+from contract.errors import (
+    BackendUnavailable,
+    EvidenceGraphError,
+    Malformed,
+    Overloaded,
+    RateLimited,
+)
 from contract.scope import Grant
 from mcpserver.answering import ToolAnswer
 from mcpserver.server import create_server
@@ -73,12 +81,19 @@ def timed_out(scope: Scope, seconds: float) -> Response:
     return JSONResponse({"error": {"code": error.code, "message": error.message}}, 503)
 
 
-def unreadable(error: UnreadableJson) -> Response:
-    """A body the door cannot read: JSON-RPC's parse error, with the contract's code."""
+NOT_JSON_RPC = Malformed(
+    "body",
+    'send one JSON-RPC 2.0 message: an object with "jsonrpc": "2.0", a "method" and, for a '
+    'request, an integer or string "id"',
+)
+
+
+def unreadable(error: EvidenceGraphError, json_rpc_code: int) -> Response:
+    """A body the door refuses: JSON-RPC's error (`json_rpc_code`), with the contract's code."""
     body = {
         "jsonrpc": "2.0",
         "id": None,
-        "error": {"code": PARSE_ERROR, "message": error.message, "data": {"code": error.code}},
+        "error": {"code": json_rpc_code, "message": error.message, "data": {"code": error.code}},
     }
     return JSONResponse(body, 400)
 
@@ -157,9 +172,12 @@ class McpEndpoint:
         if request.method == "POST":
             body = await request.body()
             try:
-                read_json(body)
+                JSONRPCMessage.model_validate(read_json(body))
             except UnreadableJson as error:
-                await unreadable(error)(scope, receive, send)
+                await unreadable(error, PARSE_ERROR)(scope, receive, send)
+                return
+            except ValidationError:  # the SDK's own answer would quote pydantic's text
+                await unreadable(NOT_JSON_RPC, INVALID_REQUEST)(scope, receive, send)
                 return
             receive = _replaying(body, receive)
         await self.sessions.handle_request(scope, receive, _with_retry_after(scope, send))

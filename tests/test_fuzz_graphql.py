@@ -172,7 +172,8 @@ def fuzz_operation(
     @given(case=operation.as_strategy())
     def fuzz(case: Any) -> None:
         nonlocal sent
-        response = case.call(base_url=url, session=session)
+        # A first plan of a statement on a busy machine can take more than the default 10 s.
+        response = case.call(base_url=url, session=session, timeout=120)
         sent += 1
         found = problems(response, codes, str(case.body))
         if found:
@@ -280,8 +281,11 @@ ODD_JSON: dict[str, st.SearchStrategy[str]] = {
 
 
 def door_problems(door: str, response: requests.Response) -> list[str]:
-    """A clean answer: below 500, JSON, coded; nothing of the internals."""
+    """A clean answer: below 500, JSON (but a notification's 202), coded; nothing of the
+    internals."""
     found = [f"status {response.status_code}"] if response.status_code >= 500 else []
+    if door.startswith("/mcp") and response.status_code == 202 and not response.content:
+        return found  # taken as a notification (an id JSON-RPC does not allow), accepted
     try:
         body: Any = response.json()
     except ValueError:
@@ -300,6 +304,21 @@ def door_problems(door: str, response: requests.Response) -> list[str]:
         if code not in DOOR_CODES:
             found.append(f"tool error coded {code!r}")
     return found
+
+
+# uvicorn refuses a request line longer than 64 KiB itself, before the service sees it, with a
+# plain 400 (docs/security.md, "Limits"): a GET whose URL is that long gets no coded answer.
+LONGEST_REQUEST_LINE = 64 * 1024
+
+
+def refused_by_the_http_server(response: requests.Response) -> bool:
+    request = response.request
+    return (
+        request.method == "GET"
+        and len(request.url or "") > LONGEST_REQUEST_LINE
+        and response.status_code == 400
+        and response.text == "Invalid HTTP request received."
+    )
 
 
 # Odd values may also make a persisted-query extension name no known document.
@@ -342,6 +361,9 @@ def test_odd_json_at_every_door_is_answered_or_refused_with_a_code(fuzz_service:
                 url, data=filled.encode("utf-8", "surrogatepass"), headers=headers
             )
         sent[f"{door} / {kind}"] += 1
+        if refused_by_the_http_server(response):
+            sent[f"{door} / {kind}, refused by the HTTP server"] += 1
+            return
         found = door_problems(door, response)
         if found:
             failures.append((door, kind, filled[:200], found))
@@ -349,16 +371,18 @@ def test_odd_json_at_every_door_is_answered_or_refused_with_a_code(fuzz_service:
     started = time.monotonic()
     fuzz()
     DOORS_OUTPUT.parent.mkdir(exist_ok=True)
-    by_kind = Counter(key.split(" / ")[1] for key in sent.elements())
-    by_door = Counter(key.split(" / ")[0] for key in sent.elements())
+    answered = Counter({key: n for key, n in sent.items() if "refused by" not in key})
+    by_kind = Counter(key.split(" / ")[1] for key in answered.elements())
+    by_door = Counter(key.split(" / ")[0] for key in answered.elements())
     summary = {
         "requests": sum(sent.values()),
         "by_kind": dict(by_kind),
         "by_door": dict(by_door),
+        "refused_by_the_http_server": {k: n for k, n in sent.items() if "refused by" in k},
         "seconds": round(time.monotonic() - started, 1),
         "failures": len(failures),
     }
-    DOORS_OUTPUT.write_text(json.dumps(summary, indent=2))
+    DOORS_OUTPUT.write_text(json.dumps({**summary, "first_failures": failures[:5]}, indent=2))
     assert not failures, failures[:5]
     assert set(by_door) == set(PLACES) and set(by_kind) == set(ODD_JSON), summary
     assert clean_log(fuzz_service) is None, clean_log(fuzz_service)

@@ -130,14 +130,21 @@ class Messages:
         return st.dictionaries(st.text(max_size=8), self.text(), max_size=3)
 
     def message(self) -> st.SearchStrategy[tuple[str, dict[str, Any]]]:
-        method = now_and_then(self.text(), st.sampled_from(METHODS))
-        ids = st.one_of(
+        # Half the messages call a tool, where the work is.
+        method = st.booleans().flatmap(
+            lambda call: (
+                st.just("tools/call")
+                if call
+                else now_and_then(self.text(), st.sampled_from(METHODS))
+            )
+        )
+        usual_ids = st.one_of(
             st.integers(-(2**31), 2**31),
-            self.drawn.odd_integers("id"),
-            self.text(),
+            st.sampled_from(WORDS),
             st.none(),
             st.floats(allow_nan=False, allow_infinity=False),
         )
+        ids = now_and_then(st.one_of(self.drawn.odd_integers("id"), self.text()), usual_ids)
 
         def build(name: str) -> st.SearchStrategy[tuple[str, dict[str, Any]]]:
             fields = {"jsonrpc": now_and_then(self.text(), st.just("2.0")), "method": st.just(name)}
@@ -163,8 +170,9 @@ def problems(response: requests.Response, message: dict[str, Any]) -> list[str]:
         found.append(f"internals in the body: {json.dumps(body)[:300]}")
     if not isinstance(body, dict):
         return [*found, f"not a JSON-RPC answer: {body!r:.200}"]
-    refused_at_the_door = response.status_code == 400 and "data" in body.get("error", {})
-    if refused_at_the_door and body["error"]["data"] != {"code": "MALFORMED"}:
+    if response.status_code == 400 and (body.get("error") or {}).get("data") != {
+        "code": "MALFORMED"
+    }:
         found.append(f"a 400 without the contract's code: {body}")
     result = body.get("result")
     if isinstance(result, dict) and result.get("isError"):

@@ -195,3 +195,25 @@ async def test_an_mcp_body_the_door_cannot_read_is_a_coded_400(
     assert error["data"] == {"code": "MALFORMED"}
     assert client.statements == []
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '"just a string"',
+        "[]",
+        '[{"jsonrpc": "2.0", "id": 1, "method": "ping"}]',
+        "{}",
+        '{"jsonrpc": "1.0", "method": "ping"}',
+    ],
+    ids=["a string", "an empty batch", "a batch", "an empty object", "not 2.0"],
+)
+async def test_an_mcp_body_that_is_no_json_rpc_message_is_a_coded_400_in_the_services_words(
+    client: Client, body: str
+) -> None:
+    answer = await client.http.post("/mcp", content=body, headers=MCP_HEADERS)
+    assert answer.status_code == 400, answer.text
+    error = answer.json()["error"]
+    assert error["code"] == -32600  # JSON-RPC's invalid request
+    assert error["data"] == {"code": "MALFORMED"}
+    assert "pydantic" not in answer.text.lower()  # the SDK's own answer quoted its validator
