@@ -25,10 +25,10 @@ from hypothesis import strategies as st
 from mcpserver.tools import TOOLS
 from tests.support.fuzzing import (
     API_KEY,
-    LEAKS,
     WORDS,
     Drawn,
     clean_log,
+    leak,
     now_and_then,
 )
 from tests.support.node_tools import REPOSITORY
@@ -76,7 +76,11 @@ class Messages:
             st.integers(high - 2, high + 2),
         )
         wrong = st.one_of(st.floats(allow_nan=False), st.text(max_size=5), st.none())
-        return now_and_then(st.one_of(self.drawn.odd_integers("integer"), wrong), usual)
+        odd = st.booleans().flatmap(
+            lambda beyond: self.drawn.odd_integers("integer") if beyond else wrong
+        )
+        # One in three: an integer argument is optional, and most calls leave it out.
+        return st.integers(1, 3).flatmap(lambda n: usual if n > 1 else odd)
 
     def value(self, schema: dict[str, Any]) -> st.SearchStrategy[Any]:
         """A value for one property of a tool's input schema."""
@@ -113,8 +117,11 @@ class Messages:
         if method == "tools/call":
             names = now_and_then(self.text(), st.sampled_from([tool.name for tool in TOOLS]))
             return names.flatmap(
-                lambda name: st.fixed_dictionaries(
-                    {"name": st.just(name)}, optional={"arguments": self.arguments(name)}
+                lambda name: now_and_then(
+                    st.just({"name": name}),  # no arguments at all
+                    st.fixed_dictionaries(
+                        {"name": st.just(name), "arguments": self.arguments(name)}
+                    ),
                 )
             )
         if method == "initialize":
@@ -149,6 +156,8 @@ class Messages:
         def build(name: str) -> st.SearchStrategy[tuple[str, dict[str, Any]]]:
             fields = {"jsonrpc": now_and_then(self.text(), st.just("2.0")), "method": st.just(name)}
             optional = {"params": self.params(name)}
+            if name == "tools/call":  # what it calls, where the work is
+                fields["params"] = optional.pop("params")
             if not name.startswith("notifications/"):
                 fields["id"] = ids
             else:
@@ -166,7 +175,7 @@ def problems(response: requests.Response, message: dict[str, Any]) -> list[str]:
         body: Any = response.json()
     except ValueError:
         return [*found, f"not JSON: {response.status_code} {response.text[:200]}"]
-    if LEAKS.search(json.dumps(body, ensure_ascii=False)):
+    if leak(json.dumps(body, ensure_ascii=False)):
         found.append(f"internals in the body: {json.dumps(body)[:300]}")
     if not isinstance(body, dict):
         return [*found, f"not a JSON-RPC answer: {body!r:.200}"]
