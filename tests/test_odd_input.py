@@ -112,7 +112,8 @@ def assert_malformed(response: Any, caplog: pytest.LogCaptureFixture) -> str:
 async def test_a_variable_beyond_64_bits_is_malformed_declared_or_not(
     client: Client, caplog: pytest.LogCaptureFixture, declared: bool
 ) -> None:
-    query = "query ($n: Int) { grantedWorkspaces }" if declared else "{ grantedWorkspaces }"
+    used = 'query ($n: Int) { searchPassages(query: "ada", limit: $n) { score } }'
+    query = used if declared else "{ grantedWorkspaces }"
     body = f'{{"query": {json.dumps(query)}, "variables": {{"n": {BEYOND_64_BITS}}}}}'
     posted = await client.http.post(
         "/graphql", content=body, headers={**GRAPHQL_RESPONSE, "content-type": "application/json"}
