@@ -28,6 +28,11 @@ timeout); a caller that stays quiet for `Retry-After` past its next turn starts 
 is the process's state, not the caller's doing, and is not serialized per caller: the clients of
 one key beyond the queue are each refused at once.
 
+What the pacing remembers is bounded in bytes (api/bounded_memory.py): at most
+`REMEMBERED_REFUSALS` connections and as many callers, each under a key of at most a digest's
+length (a connection's address may come from a forwarded header, a caller's subject from a
+token), so about 2 MB each at most.
+
 Defaults come from the cores (api/settings.py, GRAPHQL_MAX_CONCURRENT_OPERATIONS): a request
 spends most of its time waiting for Neo4j, so a few operations per core keep the cores busy,
 and more only lengthen every answer.
@@ -52,6 +57,7 @@ from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from typing import Protocol, TypeVar
 
+from api.bounded_memory import MAX_KEY_CHARS, bounded_key
 from contract.errors import Overloaded
 
 RETRY_AFTER_SECONDS = 1
@@ -168,7 +174,7 @@ class Admission:
         """Whether this client was refused less than `Retry-After` ago (unknown: assumed so)."""
         if client is None:
             return True
-        refused = self.refused_at.get(client)
+        refused = self.refused_at.get(_remembered_as(client))
         return refused is not None and self.clock() - refused < RETRY_AFTER_SECONDS
 
     def _callers_turn(self, caller: Hashable) -> float:
@@ -192,8 +198,9 @@ class Admission:
         if client is None:
             return
         now = self.clock()
-        self.refused_at[client] = now
-        self.refused_at.move_to_end(client)
+        key = _remembered_as(client)
+        self.refused_at[key] = now
+        self.refused_at.move_to_end(key)
         _forget(self.refused_at, now, quiet_from=lambda refused: refused)
 
     def _release(self) -> None:
@@ -213,6 +220,12 @@ class Admission:
             self.observer.refused(reason)
             self.observer.changed(self.executing, self.waiting)
         raise Overloaded(RETRY_AFTER_SECONDS)
+
+
+def _remembered_as(client: Hashable) -> Hashable:
+    """A connection as the refusals' memory keys it: itself, or its digest when it is long."""
+    shown = repr(client)
+    return client if len(shown) <= MAX_KEY_CHARS else bounded_key(shown)
 
 
 def _forget(

@@ -12,10 +12,12 @@ start-up with a message naming it (docs/security.md describes each limit and set
                                (api/request_timeout.py)
     CORS_ALLOW_ORIGINS         pages on these origins may call /graphql (api/cors.py); /mcp
                                refuses any other foreign Origin with 403 (api/mcp_origin.py)
+    MCP_HTTP_ENABLED           whether `/mcp` answers (off by default under trusted documents)
     MCP_MAX_RESULT_CHARS       the size of one MCP tool result at `/mcp` (api/mcp_http.py)
+    MCP_MAX_STREAM*            `/mcp`'s event streams, per caller and in time (api/mcp_streams.py)
     GRAPHQL_*                  the schema's limits (api/graphql_limits.py) and the front door:
                                cost, admission, rate limits, persisted operations
-                               (api/front_door.py)
+                               (api/front_door.py), for `/graphql` and `/mcp` alike
     EXPLORER_ENABLED           GET /explore, the evidence explorer (api/explorer.py)
 
 What operations use is built here too, each off unless configured (docs/operations.md):
@@ -43,6 +45,7 @@ from api.lifespan import ServiceHook, lifespan_for
 from api.loopback_guard import ImplicitNoAuthLoopbackOnly, LoopbackHostOnly
 from api.mcp_http import McpEndpoint
 from api.mcp_origin import McpOriginCheck
+from api.mcp_streams import EventStreams
 from api.metrics import Metrics
 from api.request_log import RecordOperation, RequestLog, StatementCount
 from api.request_timeout import RequestTimeout
@@ -79,7 +82,6 @@ def create_app(
         hide_suggestions=hide_suggestions,
         front_door=front_door,
     )
-    mcp = McpEndpoint(settings.mcp_max_result_chars, settings.graphql_max_cost)
     routes = [
         Route(
             "/graphql",
@@ -87,22 +89,28 @@ def create_app(
             methods=["GET", "POST"],
             middleware=[Middleware(RequestTimeout, seconds=settings.request_timeout_seconds)],
         ),
-        Route(
-            "/mcp",
-            mcp,
-            methods=["GET", "POST", "DELETE"],
-            middleware=[
-                Middleware(McpOriginCheck, allowed=settings.cors_allow_origins),
-                Middleware(
-                    RequestTimeout,
-                    seconds=settings.request_timeout_seconds,
-                    answer=mcp_http.timed_out,
-                ),
-            ],
-        ),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/readyz", readyz, methods=["GET"]),
     ]
+    mcp = None
+    if settings.mcp_http_enabled:
+        streams = EventStreams(settings.mcp_max_streams_per_caller, settings.mcp_max_stream_seconds)
+        mcp = McpEndpoint(settings.mcp_max_result_chars, front_door, streams)
+        routes.append(
+            Route(
+                "/mcp",
+                mcp,
+                methods=["GET", "POST", "DELETE"],
+                middleware=[
+                    Middleware(McpOriginCheck, allowed=settings.cors_allow_origins),
+                    Middleware(
+                        RequestTimeout,
+                        seconds=settings.request_timeout_seconds,
+                        answer=mcp_http.timed_out,
+                    ),
+                ],
+            )
+        )
     if metrics is not None:
         routes.append(Route("/metrics", metrics.endpoint, methods=["GET"]))
     if settings.graphiql_enabled:
@@ -134,8 +142,11 @@ def create_app(
     app = Starlette(
         routes=routes,
         middleware=middleware,
-        lifespan=lifespan_for(settings, authenticator, gateway_token, hooks, mcp.running),
+        lifespan=lifespan_for(
+            settings, authenticator, gateway_token, hooks, mcp.running if mcp else None
+        ),
         max_body_size=settings.http_max_body_bytes,
     )
     app.state.front_door = front_door  # tests and benchmarks reach its clock and its queue
+    app.state.mcp_streams = mcp.streams if mcp else None  # tests reach its clock
     return app

@@ -1,5 +1,5 @@
-"""The front door of `/graphql` (issue 27, docs/operations.md "The front door"): what a request
-passes before it may read the graph, in this order.
+"""The front door of `/graphql` and of MCP tool calls (issues 27 and 38, docs/operations.md
+"The front door"): what a request passes before it may read the graph, in this order.
 
     persisted operations  the document a hash names (api/persisted_queries.py)   view
     admission             a slot of the process, or OVERLOADED (api/admission.py) view
@@ -11,34 +11,50 @@ passes before it may read the graph, in this order.
 Cost and rate run in a Strawberry extension at the start of execution, after the document has
 parsed and validated (both kept per document text, api/graphql_document.py), and before any
 resolver: a refused request sends no statement. The cost is kept per document text, operation
-and variables too (`COST_CACHE_SIZE`), so a known document is priced once. Every answer reports
-it in `extensions.cost` (`cost_extension`), as Shopify's and GitHub's APIs report theirs.
+and what the price reads of its declared variables (`_cost_key`), at most `COST_CACHE_SIZE`
+entries and `COST_CACHE_BYTES` bytes (api/bounded_memory.py), so a known document is priced
+once. Every answer reports it in `extensions.cost` (`cost_extension`), as Shopify's and GitHub's
+APIs report theirs.
+
+An MCP tool call passes the same door (contract §7: "The front door is one for every door"):
+`answer_tool` below, the same slot, price, rate and pacing, priced by mcpserver/tool_costs.py
+from the same table. Both doors go through `admitted`, which holds the slot and paces a
+refusal the caller can repeat at once (over the cost limit or its rate) after the slot is
+released.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
-from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-import orjson
 from graphql import DocumentNode, ExecutionResult, GraphQLError, GraphQLSchema
 from strawberry.extensions import SchemaExtension
 
 from api import request_record
 from api.admission import Admission
+from api.bounded_memory import BoundedCache
 from api.graphql_document import CACHEABLE_DOCUMENT_CHARS
 from api.metrics import Metrics
 from api.persisted_queries import PersistedQueries, load_manifests
-from api.query_cost import TooComplex, operation_cost
+from api.query_cost import TooComplex, declared_variables, operation_cost
 from api.rate_limit import RateLimits, caller_of
 from api.settings import Settings, SettingsError
-from contract.errors import CostLimitExceeded, EvidenceGraphError
+from contract.errors import CostLimitExceeded, EvidenceGraphError, RateLimited
 from contract.scope import Grant
 
 COST_CACHE_SIZE = 1024
+# The cost cache's bytes, keys and all: 1,024 keys of the cacheable documents' largest (8,192
+# characters) would take about 9 MB; typical documents (a few hundred characters) fit 1,024.
+COST_CACHE_BYTES = 4 * 1024 * 1024
+# What a price can read of an integer variable: its value clamped into the argument's range
+# (contract/query_costs.py `argument_value`), and every range lies within this one, so two
+# integers beyond it price alike and are kept as one.
+PRICED_INTEGERS = 2**31
 SLOTS_PER_CORE = 4
 MIN_SLOTS = 4
 # The default queue holds half as many operations as there are slots. Past saturation every
@@ -48,6 +64,9 @@ MIN_SLOTS = 4
 # while an overloaded answer takes about one and a half times as long; the rest are refused
 # with `Retry-After` (api/admission.py).
 QUEUE_PER_SLOT = 0.5
+# Refusals a caller can send again at once, as cheaply: over the cost limit, over its rate.
+# Each is paced per connection and per caller (api/admission.py `pace_refusal`), at every door.
+REPEATABLE_REFUSALS = frozenset({CostLimitExceeded.code, RateLimited.code})
 
 
 # How many processes `evidencegraph serve --workers N` runs on this machine (set by serve for its
@@ -55,6 +74,8 @@ QUEUE_PER_SLOT = 0.5
 # ran 16 operations at once on 2 cores plus 8 queued, and their p99 at 32 clients was 3.1 times
 # that at 8, against 1.3 times for one process (`make bench`, docs/benchmarks.md).
 PROCESSES_VARIABLE = "EVIDENCEGRAPH_SERVE_PROCESSES"
+
+Answer = TypeVar("Answer")
 
 
 def cores() -> int:
@@ -110,7 +131,9 @@ class FrontDoor:
         )
 
     def __post_init__(self) -> None:
-        self._costs: OrderedDict[tuple[str, str | None, bytes], int] = OrderedDict()
+        self.costs: BoundedCache[CostKey, int] = BoundedCache(
+            COST_CACHE_SIZE, COST_CACHE_BYTES, _cost_key_bytes
+        )
 
     def cost_of(
         self,
@@ -120,18 +143,50 @@ class FrontDoor:
         operation_name: str | None,
         variables: Mapping[str, Any] | None,
     ) -> int:
-        """The operation's static cost, kept per (text, operation, variables) for small
-        documents; `TooComplex` when pricing it would take too long."""
-        key = _cost_key(query, operation_name, variables)
-        if key is not None and (known := self._costs.get(key)) is not None:
-            self._costs.move_to_end(key)
+        """The operation's static cost, kept per (text, operation, declared variables) for
+        small documents; `TooComplex` when pricing it would take too long. A variable the
+        operation does not declare cannot change its price, and is neither read nor kept: a
+        client may send any number of them, of any size."""
+        declared = declared_variables(document, operation_name, variables)
+        key = _cost_key(query, operation_name, declared)
+        if key is not None and (known := self.costs.get(key)) is not None:
             return known
-        cost = operation_cost(schema, document, operation_name, variables)
+        cost = operation_cost(schema, document, operation_name, declared)
         if key is not None:
-            self._costs[key] = cost
-            while len(self._costs) > COST_CACHE_SIZE:
-                self._costs.popitem(last=False)
+            self.costs.put(key, cost)
         return cost
+
+    @contextlib.asynccontextmanager
+    async def admitted(
+        self, client: Hashable | None, grant: Grant | None
+    ) -> AsyncIterator[Admitted]:
+        """Hold one admission slot while the block runs, or raise OVERLOADED (api/admission.py;
+        `client`: the connection, for its pause). A refusal the caller can repeat at once
+        (`Admitted.refused`) is paced after the slot is given back, so the pause holds none."""
+        entry = Admitted(self, grant)
+        try:
+            async with self.admission.slot(client=client) as waited:
+                record = request_record.current.get()
+                if record is not None:
+                    record.queue_seconds = waited
+                yield entry
+        finally:
+            if entry.refusal in REPEATABLE_REFUSALS:
+                await self.admission.pace_refusal(client, caller=caller_of(grant))
+
+    async def answer_tool(
+        self,
+        client: Hashable | None,
+        grant: Grant,
+        cost: int,
+        answer: Callable[[], Awaitable[Answer]],
+    ) -> Answer:
+        """An MCP tool call (mcpserver/server.py), through the door a GraphQL operation passes:
+        a slot, then its price (`cost`, mcpserver/tool_costs.py) against the cost limit and its
+        caller's rate, then `answer`. Raises the refusal, coded as GraphQL's."""
+        async with self.admitted(client, grant) as entry:
+            entry.charge(cost)
+            return await answer()
 
     def price_and_charge(self, cost: int, grant: Grant | None) -> None:
         """Raise the request's refusal: over the cost limit, or over the caller's rate."""
@@ -160,13 +215,52 @@ class FrontDoor:
         return create
 
 
+CostKey = tuple[str, str | None, tuple[tuple[str, object], ...]]
+
+
+@dataclass
+class Admitted:
+    """One request holding its slot (`FrontDoor.admitted`): its caller, and the code of its
+    refusal, if it was refused."""
+
+    front_door: FrontDoor
+    grant: Grant | None
+    refusal: str | None = None
+
+    def charge(self, cost: int) -> None:
+        """`FrontDoor.price_and_charge` for this request, its cost noted for its log line."""
+        record = request_record.current.get()
+        if record is not None:
+            record.cost = cost
+        try:
+            self.front_door.price_and_charge(cost, self.grant)
+        except EvidenceGraphError as refused:
+            self.refused(refused.code)
+            raise
+
+    def refused(self, code: str | None) -> None:
+        """The request was refused with `code` (None: it was not)."""
+        self.refusal = code
+
+
 def _cost_key(
-    query: str | None, operation_name: str | None, variables: Mapping[str, Any] | None
-) -> tuple[str, str | None, bytes] | None:
+    query: str | None, operation_name: str | None, declared: Mapping[str, Any]
+) -> CostKey | None:
     if not query or len(query) > CACHEABLE_DOCUMENT_CHARS:
         return None
-    shapes = sorted((name, _shape(value)) for name, value in (variables or {}).items())
-    return query, operation_name, orjson.dumps(shapes)
+    return query, operation_name, tuple(sorted((k, _shape(v)) for k, v in declared.items()))
+
+
+def _cost_key_bytes(key: CostKey, cost: int) -> int:
+    """What one entry holds, about: its texts and the shapes of its variables (each name is
+    the document's, so together they are no longer than it)."""
+    query, operation_name, shapes = key
+    return (
+        sys.getsizeof(query)
+        + sys.getsizeof(operation_name)
+        + sys.getsizeof(shapes)
+        + sum(sys.getsizeof(name) + sys.getsizeof(shape) for name, shape in shapes)
+    )
 
 
 def _shape(value: object) -> object:
@@ -176,9 +270,9 @@ def _shape(value: object) -> object:
     if isinstance(value, bool) or value is None:
         return value
     if isinstance(value, int):
-        return value
+        return max(-PRICED_INTEGERS, min(value, PRICED_INTEGERS))
     if isinstance(value, list):
-        return ["list", len(value)]
+        return ("list", len(value))
     return type(value).__name__
 
 

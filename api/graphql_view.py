@@ -52,29 +52,21 @@ from api.errors import coded_error, ensure_coded, log_error
 from api.front_door import FrontDoor
 from api.graphiql import graphiql_page
 from api.json_body import UnreadableJson, read_json
-from api.rate_limit import caller_of
 from api.request_log import note_errors
 from api.services import Services
-from contract.errors import (
-    BackendUnavailable,
-    CostLimitExceeded,
-    EvidenceGraphError,
-    Overloaded,
-    RateLimited,
-)
+from contract.errors import BackendUnavailable, EvidenceGraphError, Overloaded
 from contract.scope import Grant
 from resolvers.context import RequestContext
 
 
-def repeatable_refusal(result: object) -> bool:
-    """An answer refusing the whole operation for what the caller can send again at once, as
-    cheaply: over the cost limit or over its rate (paced per connection and per caller:
-    api/admission.py `pace_refusal`). The errors are coded by then (api/errors.py): the code
-    says which."""
+def refusal_code(result: object) -> str | None:
+    """The code of an answer refusing the whole operation (over the cost limit or its rate,
+    say: the front door paces those, api/front_door.py `admitted`), else None. The errors are
+    coded by then (api/errors.py)."""
     if not isinstance(result, ExecutionResult) or result.data is not None or not result.errors:
-        return False
+        return None
     code = (result.errors[0].extensions or {}).get("code")
-    return code in (CostLimitExceeded.code, RateLimited.code)
+    return code if isinstance(code, str) else None
 
 
 class Refused(HTTPException):
@@ -142,8 +134,14 @@ class GraphQLView(GraphQL[RequestContext, None]):
         except UnreadableRequest as unreadable:
             response = unreadable.response(Headers(scope=scope).get("accept"))
         except HTTPException as refused:
-            headers = refused.headers if isinstance(refused, Refused) else {}
-            response = PlainTextResponse(refused.reason, refused.status_code, headers=headers)
+            if refused.status_code == 400:
+                # A request GraphQL cannot read (no query, a non-string operationName): coded,
+                # as contract §7 asks of every 4xx for such a request.
+                unreadable = UnreadableRequest(UnreadableJson(refused.reason))
+                response = unreadable.response(Headers(scope=scope).get("accept"))
+            else:
+                headers = refused.headers if isinstance(refused, Refused) else {}
+                response = PlainTextResponse(refused.reason, refused.status_code, headers=headers)
         await response(scope, receive, send)
 
     def should_render_graphql_ide(self, request: BaseRequestProtocol) -> bool:
@@ -233,20 +231,14 @@ class GraphQLView(GraphQL[RequestContext, None]):
             )
         if refusal is not None:
             return PreExecutionError(data=None, errors=[refusal])
-        record = request_record.current.get()
         try:
             # The connection names the client: one refused that sends again before its
             # Retry-After is refused after a pause (api/admission.py).
-            async with self.front_door.admission.slot(client=request.client) as waited:
-                if record is not None:
-                    record.queue_seconds = waited
+            async with self.front_door.admitted(request.client, context.grant) as admitted:
                 result = await super().execute_operation(
                     request, request_adapter, request_data, context, root_value, sub_response
                 )
-            if repeatable_refusal(result):  # paced like OVERLOADED, holding no slot
-                await self.front_door.admission.pace_refusal(
-                    request.client, caller=caller_of(context.grant)
-                )
+                admitted.refused(refusal_code(result))
             return result
         except Overloaded as overloaded:
             return PreExecutionError(data=None, errors=[self.request_error(overloaded)])

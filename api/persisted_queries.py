@@ -6,10 +6,12 @@ APQ (the default): a hash alone is answered from the documents this process has 
 refused with PERSISTED_QUERY_NOT_FOUND and the message `PersistedQueryNotFound`, which Apollo's
 clients take as "send the text with the hash"; the hash and the text together are checked (the
 hash must be the text's) and the text kept. What is kept is bounded: `KEPT_DOCUMENTS` documents
-of at most `KEPT_DOCUMENT_CHARS` characters each, the least recently used forgotten first.
-A document is kept for the callers of one grant (`partition`: the granted workspaces; issue 38
-§5): a hash alone answers whether a caller of the same grant sent that exact text, never
-whether another workspace's caller did (a document may hold a search's words as a literal).
+of at most `KEPT_DOCUMENT_CHARS` characters each, and `KEPT_BYTES` bytes in all, the least
+recently used forgotten first (api/bounded_memory.py: 1,000 documents of 16,384 characters
+outside ASCII would hold 64 MB). A document is kept for the callers of one grant (`partition`:
+the granted workspaces; issue 38 §5): a hash alone answers whether a caller of the same grant
+sent that exact text, never whether another workspace's caller did (a document may hold a
+search's words as a literal).
 
 Trusted documents (GRAPHQL_TRUSTED_DOCUMENTS=<manifest>[,<manifest>…]): only the manifests'
 documents run, sent by hash or by their exact text; anything else is QUERY_NOT_IN_SAFELIST (an
@@ -33,17 +35,18 @@ import hashlib
 import json
 import re
 import sys
-from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 
 from graphql import OperationDefinitionNode, parse, print_ast
 
+from api.bounded_memory import BoundedCache
 from api.setting_kinds import SettingsError
 from contract.errors import Malformed, PersistedQueryNotFound, QueryNotInSafelist
 
 KEPT_DOCUMENTS = 1000
 KEPT_DOCUMENT_CHARS = 16_384
+KEPT_BYTES = 8 * 1024 * 1024
 SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 MANIFEST_FORMAT = "apollo-persisted-query-manifest"
 MANIFEST_NAME = "persisted-query-manifest.json"
@@ -69,7 +72,9 @@ def requested_hash(extensions: Mapping[str, object] | None) -> str | None:
 class PersistedQueries:
     def __init__(self, trusted: Mapping[str, str] | None = None) -> None:
         self.trusted = dict(trusted) if trusted is not None else None
-        self.kept: OrderedDict[tuple[Hashable, str], str] = OrderedDict()
+        self.kept: BoundedCache[tuple[Hashable, str], str] = BoundedCache(
+            KEPT_DOCUMENTS, KEPT_BYTES, _kept_bytes
+        )
 
     def resolve(
         self,
@@ -89,17 +94,13 @@ class PersistedQueries:
             known = self.kept.get(key)
             if known is None:
                 raise PersistedQueryNotFound
-            self.kept.move_to_end(key)
             return known
         if sha256_hex(query) != digest:
             raise Malformed(
                 "extensions.persistedQuery.sha256Hash", "must be the SHA-256 of `query`"
             )
         if len(query) <= KEPT_DOCUMENT_CHARS:
-            self.kept[key] = query
-            self.kept.move_to_end(key)
-            while len(self.kept) > KEPT_DOCUMENTS:
-                self.kept.popitem(last=False)
+            self.kept.put(key, query)
         return query
 
     def _trusted(self, query: str | None, digest: str | None) -> str | None:
@@ -116,6 +117,11 @@ class PersistedQueries:
         ):
             raise QueryNotInSafelist
         return query
+
+
+def _kept_bytes(key: tuple[Hashable, str], query: str) -> int:
+    partition, digest = key
+    return sys.getsizeof(partition) + sys.getsizeof(digest) + sys.getsizeof(query)
 
 
 # The manifest --------------------------------------------------------------------------------

@@ -75,6 +75,25 @@ def operation_cost(
     return selection_cost(pricing.selection(root, [operation.selection_set]))
 
 
+def declared_variables(
+    document: DocumentNode, operation_name: str | None, variables: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """The values sent for the variables the operation declares: all a price can read (using
+    an undeclared variable fails validation), and no larger than the document says.
+
+    >>> from graphql import parse
+    >>> declared_variables(parse("query ($n: Int) { x }"), None, {"n": 3, "extra": "…"})
+    {'n': 3}
+    """
+    if not variables:
+        return {}
+    operation = _operation(document, operation_name)
+    if operation is None:
+        return {}
+    names = (d.variable.name.value for d in operation.variable_definitions or ())
+    return {name: variables[name] for name in names if name in variables}
+
+
 def _operation(document: DocumentNode, name: str | None) -> OperationDefinitionNode | None:
     operations = [d for d in document.definitions if isinstance(d, OperationDefinitionNode)]
     if name is None:

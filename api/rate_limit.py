@@ -9,7 +9,10 @@ GRAPHQL_RATE_LIMIT_PER_MINUTE is set.
 
 The buckets live in this process (docs/operations.md, "Rate limits": with N workers or
 replicas a caller gets up to N times the rate; what to do when that matters). Buckets of callers
-that are full again are forgotten, so memory follows the callers active in the last minute.
+that are full again are forgotten, so memory follows the callers active in the last minute, and
+it is bounded in bytes whatever the callers (api/bounded_memory.py): at most `REMEMBERED_CALLERS`
+buckets, the least recently charged forgotten first (it has had the longest to refill), each
+under a key of at most a digest's length.
 
     >>> clock = iter([0.0, 0.0, 30.0]).__next__
     >>> limits = RateLimits(per_minute=600, clock=clock)
@@ -23,23 +26,29 @@ from __future__ import annotations
 
 import math
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from api.bounded_memory import bounded_key
 from contract.errors import RateLimited
 from contract.scope import Grant
 
 ANONYMOUS = "anonymous"
 FORGET_EVERY = 1024  # charges between sweeps of full buckets
+# Callers charged in the last minute that this process keeps a bucket for: about 200 bytes
+# each, so 2 MB; a caller forgotten early would find its bucket full again.
+REMEMBERED_CALLERS = 10_000
 
 
 def caller_of(grant: Grant | None) -> str:
-    """Who a request is counted against (its bucket here; its refusals' turns, api/admission.py):
-    the grant's subject, or the one shared identity `ANONYMOUS`."""
-    return (grant.subject if grant is not None else None) or ANONYMOUS
+    """Who a request is counted against (its bucket here; its refusals' turns, api/admission.py;
+    its event streams, api/mcp_streams.py): the grant's subject, or the one shared identity
+    `ANONYMOUS`; a subject longer than a digest (a JWT's `sub` may be) as its digest."""
+    return bounded_key((grant.subject if grant is not None else None) or ANONYMOUS)
 
 
-@dataclass
+@dataclass(slots=True)
 class _Bucket:
     points: float
     updated: float
@@ -50,7 +59,7 @@ class RateLimits:
         self.per_minute = per_minute
         self.per_second = per_minute / 60.0
         self.clock = clock
-        self.buckets: dict[str, _Bucket] = {}
+        self.buckets: OrderedDict[str, _Bucket] = OrderedDict()  # least recently charged first
         self.charges = 0
 
     def available(self, caller: str) -> int:
@@ -69,6 +78,9 @@ class RateLimits:
             wait = (cost - points) / self.per_second
             raise RateLimited(cost, self.per_minute, max(1, math.ceil(wait)))
         self.buckets[caller] = _Bucket(points - cost, now)
+        self.buckets.move_to_end(caller)
+        while len(self.buckets) > REMEMBERED_CALLERS:
+            self.buckets.popitem(last=False)
         self.charges += 1
         if self.charges % FORGET_EVERY == 0:
             self._forget_full(now)

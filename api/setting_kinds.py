@@ -167,10 +167,12 @@ class Number(_Bounded[float]):
 
 @dataclass(frozen=True)
 class Flag(Kind[bool]):
-    """A boolean; unset, it is `default`, or the value of the setting `follows` names."""
+    """A boolean; unset, it is `default`, or the value of the setting `follows` names, or (with
+    `off_when`) false when the setting `off_when` names is set."""
 
     default: bool = False
     follows: str | None = None
+    off_when: str | None = None
 
     def parse(self, key: str, raw: str) -> bool:
         if raw.lower() in ("1", "true", "yes", "on"):
@@ -183,6 +185,8 @@ class Flag(Kind[bool]):
         return "`true` \\| `false`"
 
     def shows_default(self) -> str:
+        if self.off_when:
+            return f"`{str(self.default).lower()}`; `false` when `{self.off_when}` is set"
         return f"= `{self.follows}`" if self.follows else f"`{str(self.default).lower()}`"
 
 
@@ -307,4 +311,6 @@ class Setting:
             return self.kind.parse(self.variable, raw)
         if isinstance(self.kind, Flag) and self.kind.follows is not None:
             return read_so_far[self.kind.follows]
+        if isinstance(self.kind, Flag) and self.kind.off_when is not None:
+            return self.kind.default and read_so_far[self.kind.off_when] is None
         return self.kind.default

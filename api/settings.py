@@ -352,10 +352,29 @@ SETTINGS: tuple[Setting, ...] = (
         "The workspaces `evidencegraph mcp` (stdio) grants; required unless AUTH_MODE=none.",
     ),
     Setting(
+        "MCP_HTTP_ENABLED",
+        "mcp_http_enabled",
+        Flag(True, off_when="GRAPHQL_TRUSTED_DOCUMENTS"),
+        "Whether `/mcp` serves the MCP tools (docs/security.md, trusted documents and MCP).",
+    ),
+    Setting(
         "MCP_MAX_RESULT_CHARS",
         "mcp_max_result_chars",
         Integer(20_000, 2_000, 10_000_000),
         "The most characters of one MCP tool result (structured content and text together).",
+    ),
+    Setting(
+        "MCP_MAX_STREAMS_PER_CALLER",
+        "mcp_max_streams_per_caller",
+        Integer(4, 0, 10_000),
+        "Event streams (GET `/mcp`) one caller may hold open at once; more are RATE_LIMITED; "
+        "0: none (405).",
+    ),
+    Setting(
+        "MCP_MAX_STREAM_SECONDS",
+        "mcp_max_stream_seconds",
+        Number(300.0, 0.1, 86_400.0),
+        "How long an event stream (GET `/mcp`) stays open; then the service ends it.",
     ),
     Setting(
         "CORS_ALLOW_ORIGINS",
@@ -445,7 +464,10 @@ class Settings:
     traces_exporter: str | None
     # MCP
     mcp_workspaces: tuple[str, ...] | None
+    mcp_http_enabled: bool
     mcp_max_result_chars: int
+    mcp_max_streams_per_caller: int
+    mcp_max_stream_seconds: float
     cors_allow_origins: tuple[str, ...]
 
     @classmethod

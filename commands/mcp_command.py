@@ -2,23 +2,28 @@
 
 The process is its own caller: it is granted the workspaces MCP_WORKSPACES names, and refuses
 to start without them unless AUTH_MODE=none is set explicitly (then every workspace). Standard
-output carries the protocol only; logs go to standard error.
+output carries the protocol only; logs go to standard error. Its tool calls pass the front door
+the HTTP door's pass (api/front_door.py, from the same GRAPHQL_* settings): the cost limit, an
+admission slot, the rate limit when one is set, the pacing of refusals.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Awaitable, Callable
 
 from mcp.server.stdio import stdio_server
 from starlette.requests import Request
 
 from answers.context import AnswerContext
 from api.embedder_setup import configured_identity
+from api.front_door import FrontDoor
 from api.lifespan import open_services
 from api.settings import Settings, SettingsError
 from commands.exit_codes import EXIT_OK
 from commands.runtime import run_command
 from contract.scope import Grant
+from mcpserver.answering import ToolAnswer
 from mcpserver.server import create_server
 
 
@@ -52,7 +57,14 @@ async def serve_stdio(settings: Settings) -> int:
         async def caller_of(request: Request | None) -> tuple[AnswerContext, Grant]:
             return await services.checked_answer_context(), grant
 
-        server = create_server(caller_of, settings.mcp_max_result_chars, settings.graphql_max_cost)
+        front_door = FrontDoor.from_settings(settings)
+
+        async def admit(
+            request: Request | None, cost: int, answer: Callable[[], Awaitable[ToolAnswer]]
+        ) -> ToolAnswer:
+            return await front_door.answer_tool(None, grant, cost, answer)
+
+        server = create_server(caller_of, admit, settings.mcp_max_result_chars)
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
     return EXIT_OK

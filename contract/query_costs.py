@@ -109,11 +109,19 @@ def search_reads(arguments: Arguments) -> int:
     return limit * (1 + argument_value(arguments, "supportLimit", SUPPORT_LIMIT))
 
 
+def rows_read(rows: int) -> int:
+    """What reading up to `rows` relationships or mentions costs, at `CANDIDATES_PER_POINT`.
+
+    >>> rows_read(500), rows_read(20_000)
+    (50, 2000)
+    """
+    return math.ceil(rows / CANDIDATES_PER_POINT)
+
+
 def walk_reads(arguments: Arguments) -> int:
     """Each step reads up to `maxCandidates` relationships (contract §5)."""
     depth = argument_value(arguments, "depth", WALK_DEPTH)
-    candidates = argument_value(arguments, "maxCandidates", WALK_MAX_CANDIDATES)
-    return depth * math.ceil(candidates / CANDIDATES_PER_POINT)
+    return depth * rows_read(argument_value(arguments, "maxCandidates", WALK_MAX_CANDIDATES))
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,15 @@ ADVICE: dict[str, str] = {
     "a pause of a few seconds; if it fails again, tell the user",
     "INTERNAL": "an unexpected failure, logged on the server: retry at most once, then tell "
     "the user",
+    # The front door's (api/front_door.py): nothing of the call was read.
+    "COST_LIMIT_EXCEEDED": "this call may read more than one call is allowed: call again asking "
+    "for less (a lower `limit` or `supportLimit`, a walk at `depth` 1 or with lower bounds, "
+    "fewer ids); the same arguments fail the same way",
+    "RATE_LIMITED": "your caller's cost points for this minute are spent: make no call for "
+    "`retryAfter` seconds (a call sooner is refused again, after a longer wait each time), "
+    "then ask for less in each call",
+    "OVERLOADED": "the service is at capacity and nothing of this call ran: wait `retryAfter` "
+    "seconds, then call again once; if it is refused again, tell the user",
 }
 # search_passages' INDEX_NOT_READY is about the passages' own indexes (label `Chunk`).
 PASSAGE_INDEX_ADVICE = (

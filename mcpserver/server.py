@@ -3,10 +3,17 @@ through mcpserver/answering.py. An error is a tool error (`isError`) whose text 
 contract's code and whose structured content is `{"error": {"code", "message", …, "advice"}}`,
 with the same codes and messages as the GraphQL errors (contract §7) but INDEX_NOT_READY's,
 worded for an agent, and what to do about it (mcpserver/error_advice.py); anything unexpected
-is INTERNAL, logged here and never sent."""
+is INTERNAL, logged here and never sent.
+
+Every call passes the front door before it reads anything (contract §7, "The front door is one
+for every door"): `Admit`, which each door gives (api/front_door.py `FrontDoor.answer_tool`:
+an admission slot, the call's cost from mcpserver/tool_costs.py against GRAPHQL_MAX_COST and
+its caller's rate, the pacing of refusals), refused with the GraphQL codes: COST_LIMIT_EXCEEDED,
+RATE_LIMITED and OVERLOADED, the last two with `retryAfter`."""
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -16,10 +23,9 @@ from mcp.server.lowlevel import Server
 from starlette.requests import Request
 
 from answers.context import AnswerContext
-from contract.errors import CostLimitExceeded, EvidenceGraphError, Internal, Malformed
-from contract.query_costs import DEFAULT_MAX_COST
+from contract.errors import EvidenceGraphError, Internal, Malformed
 from contract.scope import Grant
-from mcpserver.answering import ANSWERERS
+from mcpserver.answering import ANSWERERS, Answerer, ToolAnswer
 from mcpserver.arguments import Arguments
 from mcpserver.error_advice import advice, agent_message, error_text
 from mcpserver.fitting import fit
@@ -43,6 +49,9 @@ INSTRUCTIONS = (
 # request (its bearer token), the stdio door has one for the whole process. Both give the
 # context only once the graph's start checks have passed (BackendUnavailable until then).
 CallerOf = Callable[[Request | None], Awaitable[tuple[AnswerContext, Grant]]]
+# The front door of one call: (its request, its cost, what answers it) → the answer, or the
+# refusal raised before `answer` runs (see the module docstring).
+Admit = Callable[[Request | None, int, Callable[[], Awaitable[ToolAnswer]]], Awaitable[ToolAnswer]]
 
 
 def error_result(error: EvidenceGraphError) -> types.CallToolResult:
@@ -62,23 +71,32 @@ def error_result(error: EvidenceGraphError) -> types.CallToolResult:
     )
 
 
+async def _answer(
+    caller_of: CallerOf,
+    request: Request | None,
+    answerer: Answerer,
+    arguments: dict[str, Any] | None,
+) -> ToolAnswer:
+    context, grant = await caller_of(request)
+    return await answerer(context, grant, Arguments(arguments))
+
+
 async def call_tool(
     caller_of: CallerOf,
+    admit: Admit,
     request: Request | None,
     name: str,
     arguments: dict[str, Any] | None,
     max_chars: int,
-    max_cost: int,
 ) -> types.CallToolResult:
     answerer = ANSWERERS.get(name)
     try:
         if answerer is None:
             raise Malformed("name", "no such tool; tools/list names them")
-        cost = tool_cost(name, arguments)
-        if cost > max_cost:  # priced before anything is read, as a GraphQL document is
-            raise CostLimitExceeded(cost, max_cost)
-        context, grant = await caller_of(request)
-        answer = await answerer(context, grant, Arguments(arguments))
+
+        # Priced before anything is read, as a GraphQL document is.
+        read = functools.partial(_answer, caller_of, request, answerer, arguments)
+        answer = await admit(request, tool_cost(name, arguments), read)
     except EvidenceGraphError as error:
         log.info("tool %s: client error %s: %s", name, error.code, error.message)
         return error_result(error)
@@ -91,10 +109,8 @@ async def call_tool(
     )
 
 
-def create_server(
-    caller_of: CallerOf, max_chars: int, max_cost: int = DEFAULT_MAX_COST
-) -> Server[Any, Request]:
-    """`max_cost`: GRAPHQL_MAX_COST, which bounds tool calls as it bounds documents."""
+def create_server(caller_of: CallerOf, admit: Admit, max_chars: int) -> Server[Any, Request]:
+    """`admit`: the door's front door (see the module docstring)."""
     server: Server[Any, Request] = Server(SERVER_NAME, instructions=INSTRUCTIONS)
 
     @server.list_tools()  # type: ignore[no-untyped-call]
@@ -106,6 +122,6 @@ def create_server(
     @server.call_tool(validate_input=False)
     async def handle(name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
         request = server.request_context.request
-        return await call_tool(caller_of, request, name, arguments, max_chars, max_cost)
+        return await call_tool(caller_of, admit, request, name, arguments, max_chars)
 
     return server

@@ -2,11 +2,20 @@
 same costs bound MCP tool calls"), from contract/query_costs.py's one table: each tool is the
 selection a GraphQL client would send for the same answer, with the call's arguments.
 
-A call over GRAPHQL_MAX_COST is a COST_LIMIT_EXCEEDED tool error before anything is read
-(mcpserver/server.py). Arguments are the agent's, unchecked: the table's rules clamp them.
+What a tool reads beyond those fields is priced by what it reads, at the table's rate for rows
+(`rows_read`): `describe_graph` counts the scope's shape (graph/graph_shape.py), reading up to
+`MENTION_CAP` mentions and `RELATION_CAP` relationships, and a `walk` naming `relationTypes`
+reads the same shape when a type it names finds nothing (mcpserver/answering.py), so it is
+priced as if it does.
+
+The price is charged at the front door (api/front_door.py `FrontDoor.answer_tool`) before
+anything is read: over GRAPHQL_MAX_COST it is COST_LIMIT_EXCEEDED, over the caller's rate
+RATE_LIMITED. Arguments are the agent's, unchecked: the table's rules clamp them.
 
     >>> tool_cost("search_entities", {"limit": 10})
     150
+    >>> tool_cost("describe_graph", {})  # 2,000 for each read of 20,000 rows, 1 for the catalog
+    4003
 """
 
 from __future__ import annotations
@@ -15,8 +24,13 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from contract.arguments import SUPPORT_LIMIT
-from contract.query_costs import Selected, argument_value, selection_cost
+from contract.query_costs import Selected, argument_value, rows_read, selection_cost
+from graph.graph_shape import MENTION_CAP, RELATION_CAP
 from mcpserver.tools import ENTITY_RELATIONS, MAX_ENTITY_IDS
+
+# The reads of the scope's shape: its capped mentions and relationships, and the catalog of
+# stored relationship types read before them.
+GRAPH_SHAPE_READS = rows_read(MENTION_CAP) + rows_read(RELATION_CAP) + 1
 
 
 def _passages(parent: str, field: str, arguments: Mapping[str, Any]) -> Selected:
@@ -90,9 +104,17 @@ SELECTIONS: dict[str, Callable[[Mapping[str, Any]], list[Selected]]] = {
 }
 
 
+def _shape_reads(name: str, arguments: Mapping[str, Any]) -> int:
+    """What the call reads of the scope's shape (see the module docstring)."""
+    if name == "describe_graph" or (name == "walk" and arguments.get("relationTypes")):
+        return GRAPH_SHAPE_READS
+    return 0
+
+
 def tool_cost(name: str, arguments: Mapping[str, Any] | None) -> int:
     """The static cost of one call; 0 for a tool not priced here (refused as unknown)."""
     selection = SELECTIONS.get(name)
     if selection is None:
         return 0
-    return selection_cost(selection(arguments if isinstance(arguments, Mapping) else {}))
+    given = arguments if isinstance(arguments, Mapping) else {}
+    return selection_cost(selection(given)) + _shape_reads(name, given)

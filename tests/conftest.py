@@ -41,6 +41,9 @@ if TYPE_CHECKING:
 
 TEST_DIMENSION = 8
 
+# Fixtures some modules share beyond these: the fuzz tests' graph and service.
+pytest_plugins = ["tests.support.fuzzing"]
+
 # neo4j.conf lines of the session's own server. Every test wipes the graph, so each label's
 # node count swings between 0 and a few hundred from one test to the next: by default Neo4j
 # re-plans a cached statement whose statistics moved that much once 10 s have passed, and the

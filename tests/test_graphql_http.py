@@ -143,8 +143,10 @@ async def test_requests_that_are_not_graphql_over_http_are_4xx(http: httpx.Async
     for bad in ({"operationName": 0}, {"variables": [1]}, {"extensions": "x"}, {"query": 1}):
         response = await post(http, GRAPHQL_RESPONSE, {**TYPENAME, **bad})
         assert response.status_code == 400, bad
+        assert response.json()["errors"][0]["extensions"]["code"] == "MALFORMED", bad
     response = await http.get("/graphql", headers={"accept": JSON})  # no query
     assert response.status_code == 400
+    assert response.json()["errors"][0]["extensions"]["code"] == "MALFORMED"  # coded (§7)
 
 
 async def test_without_credentials_every_operation_is_refused_before_it_runs(

@@ -12,6 +12,8 @@ from graphql import GraphQLObjectType, get_named_type, is_composite_type, parse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from api.admission import Admission
+from api.front_door import FrontDoor
 from api.query_cost import MAX_VISITS, TooComplex, operation_cost, returns_list
 from api.schema import create_schema
 from contract.arguments import (
@@ -24,7 +26,9 @@ from contract.arguments import (
     WALK_MAX_NODES,
     Bound,
 )
-from contract.query_costs import COSTS
+from contract.query_costs import COSTS, rows_read
+from contract.scope import Grant
+from graph.graph_shape import MENTION_CAP, RELATION_CAP
 from mcpserver.server import call_tool
 from mcpserver.tool_costs import tool_cost
 
@@ -192,12 +196,38 @@ async def test_an_mcp_call_over_the_cost_limit_is_refused_before_anything_is_rea
         asked.append(request)  # what a call that runs asks first: who is calling
         raise AssertionError("a refused call reads nothing")
 
+    async def no_pause(seconds: float) -> None:
+        pass
+
+    door = FrontDoor(Admission(slots=1, queue=0, wait_seconds=1.0, sleep=no_pause), max_cost=1000)
+
+    async def admit(request: object, cost: int, answer: Any) -> Any:
+        return await door.answer_tool(None, Grant.everything(), cost, answer)
+
     bounds = {"depth": 2, "maxNodes": 500, "maxEdges": 1000, "maxCandidates": 5000}
     arguments = {"entityId": ENTITY_ID, **bounds}
     assert tool_cost("walk", arguments) > tool_cost("walk", {"entityId": ENTITY_ID})
-    result = await call_tool(caller_of, None, "walk", arguments, 20_000, 1000)
+    result = await call_tool(caller_of, admit, None, "walk", arguments, 20_000)
     assert result.isError
     assert result.structuredContent is not None
     assert result.structuredContent["error"]["code"] == "COST_LIMIT_EXCEEDED"
     assert result.structuredContent["error"]["cost"] == tool_cost("walk", arguments)
     assert asked == []
+
+
+def test_describe_graph_is_priced_by_the_mentions_and_relationships_it_reads() -> None:
+    """It reads up to MENTION_CAP mentions and RELATION_CAP relationships (graph/graph_shape.py):
+    priced at the rate a walk pays for the relationships it reads, not as one label list."""
+    reads = rows_read(MENTION_CAP) + rows_read(RELATION_CAP)
+    assert tool_cost("describe_graph", {}) > reads
+    assert tool_cost("describe_graph", {}) > tool_cost("entity_labels", {}) + reads
+
+
+def test_a_walk_naming_relation_types_is_priced_with_the_shape_it_may_read() -> None:
+    """A named type no relation has makes the walk read the scope's shape for its advice
+    (mcpserver/answering.py): priced as if it does, so describe_graph's read is never cheaper
+    through a walk."""
+    plain = {"entityId": ENTITY_ID, "depth": 2}
+    named = {**plain, "relationTypes": ["NO_SUCH_TYPE"]}
+    shape_reads = rows_read(MENTION_CAP) + rows_read(RELATION_CAP)
+    assert tool_cost("walk", named) >= tool_cost("walk", plain) + shape_reads

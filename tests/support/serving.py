@@ -61,6 +61,7 @@ def free_port() -> int:
 class Served:
     url: str  # http://127.0.0.1:PORT
     log: Path
+    pid: int  # the server's process (its memory: tests/test_memory_bounds.py)
 
 
 def _wait_until_up(process: subprocess.Popen[bytes], probe_url: str, log: Path) -> None:
@@ -107,7 +108,7 @@ def served_process(
     url = f"http://{LOOPBACK}:{port}"
     try:
         _wait_until_up(process, url + probe_path, log)
-        yield Served(url, log)
+        yield Served(url, log, process.pid)
     finally:
         process.terminate()
         try:
@@ -153,6 +154,29 @@ def served_service(neo4j_uri: str, log_dir: Path) -> Iterator[Served]:
         name="evidencegraph",
         cwd=REPOSITORY,
         env=service_environment(neo4j_uri),
+        probe_path="/healthz",
+        log_dir=log_dir,
+    ) as served:
+        yield served
+
+
+@contextmanager
+def served_api(neo4j_uri: str, log_dir: Path, name: str, **settings: str) -> Iterator[Served]:
+    """evidencegraph's own app (`api.app:create_app`) under uvicorn, as `serve` runs it, with
+    the hash embedder and `settings` (AUTH_MODE among them)."""
+    environment = {
+        "NEO4J_URI": neo4j_uri,
+        "EMBEDDER": "hash",
+        "EMBEDDER_DIM": str(TEST_DIMENSION),
+        **settings,
+    }
+    command = [sys.executable, "-m", "uvicorn", "--factory", "api.app:create_app"]
+    command += ["--host", LOOPBACK, "--port", "{port}", "--log-level", "warning"]
+    with served_process(
+        command,
+        name=name,
+        cwd=REPOSITORY,
+        env=environment,
         probe_path="/healthz",
         log_dir=log_dir,
     ) as served:
