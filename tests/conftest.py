@@ -39,6 +39,12 @@ if TYPE_CHECKING:
 
 TEST_DIMENSION = 8
 
+# Planning every statement at each app's start (api/plan_readiness.py) would cost each test
+# seconds against a server whose plans every wipe throws away. Off for the apps tests build
+# (`settings_for_tests`) and for the processes they start (which inherit this environment);
+# tests/test_plan_warming.py and tests/test_backend_recovery.py turn it on.
+os.environ.setdefault("PLAN_WARMING", "false")
+
 # neo4j.conf lines of the session's own server. Every test wipes the graph, so each label's
 # node count swings between 0 and a few hundred from one test to the next: by default Neo4j
 # re-plans a cached statement whose statistics moved that much once 10 s have passed, and the
@@ -149,6 +155,7 @@ def settings_for_tests(neo4j_uri: str, **overrides: str) -> Settings:
         "EMBEDDER": "hash",
         "EMBEDDER_DIM": str(TEST_DIMENSION),
         "AUTH_MODE": "none",
+        "PLAN_WARMING": os.environ["PLAN_WARMING"],  # off: see above
         **overrides,
     }
     return Settings.from_environ(environ)
