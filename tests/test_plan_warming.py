@@ -40,15 +40,20 @@ from graph import lookups
 from graph.driver import Graph
 from graph.graph_schema import apply_schema
 from graph.plan_key import sent_text
-from graph.plan_warming import WarmedPlans, read_serving_graph, warm_plans
+from graph.plan_warming import read_serving_graph, warm_plans
 from graph.planned_statements import PlannedStatements
-from graph.served_statements import ServingGraph
 from graph.statement_names import statement_name
 from mcpserver.tools import TOOLS
 from tests.conftest import TEST_DIMENSION, Client, serving, settings_for_tests
 from tests.support.graph_builder import GraphBuilder, Version, unit_vector
 from tests.support.mcp_sessions import http_session
-from tests.support.planned import SEARCH_STATEMENTS, plan_only, served_now, unplanned
+from tests.support.planned import (
+    SEARCH_STATEMENTS,
+    held_warming,
+    plan_only,
+    served_now,
+    unplanned,
+)
 
 DEADLINE_SECONDS = 300.0  # a loaded 2-core machine plans the service's statements in 10-120 s
 UNHURRIED = {
@@ -112,13 +117,8 @@ async def test_readyz_is_not_ready_until_the_statements_requests_send_are_planne
     await small_graph(builder, graph)
     explains = Explains(monkeypatch)
     plan_only(monkeypatch, SEARCH_STATEMENTS)  # all of them: tests/support/planned.py says why not
-    gate = asyncio.Event()
-
-    async def held(graph: Graph, serving: ServingGraph) -> WarmedPlans:
-        await gate.wait()
-        return await warm_plans(graph, serving)
-
-    monkeypatch.setattr("api.plan_readiness.warm_plans", held)
+    gate = held_warming(monkeypatch)
+    gate.clear()
     async with warming_app(neo4j_uri) as (http, app):
         readiness = app.state.services.plan_readiness
         waiting = await http.get("/readyz")

@@ -1,6 +1,7 @@
 """What the service's warming planned, for the tests of api/plan_readiness.py.
 
     plan_only(monkeypatch, SEARCH_STATEMENTS)  # warming plans what a search sends, no more
+    gate = held_warming(monkeypatch)           # warming waits while the gate is clear
     await unplanned(readiness.graph)           # the names of those its plans do not know
 
 Planning all 40-odd statements cold takes a 2-core test machine 15 s to minutes; a test of
@@ -10,13 +11,14 @@ is tests/test_plan_warming.py's sweep.
 
 from __future__ import annotations
 
+import asyncio
 import sys
 
 import pytest
 
 from contract.graph_owned import GRAPH_OWNED_RELATION_TYPES
 from graph.driver import Graph
-from graph.plan_warming import read_serving_graph
+from graph.plan_warming import WarmedPlans, read_serving_graph, warm_plans
 from graph.served_statements import ServingGraph, served_statements
 from graph.statement_names import statement_name
 
@@ -54,3 +56,16 @@ def plan_only(monkeypatch: pytest.MonkeyPatch, names: frozenset[str]) -> None:
 
     monkeypatch.setattr("graph.plan_warming.served_statements", chosen)
     monkeypatch.setattr(sys.modules[__name__], "_planned_only", names)
+
+
+def held_warming(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
+    """A gate warming waits at before it plans anything (open: set; held: cleared)."""
+    gate = asyncio.Event()
+    gate.set()
+
+    async def held(graph: Graph, serving: ServingGraph) -> WarmedPlans:
+        await gate.wait()
+        return await warm_plans(graph, serving)
+
+    monkeypatch.setattr("api.plan_readiness.warm_plans", held)
+    return gate
