@@ -1,5 +1,6 @@
-"""`/healthz` (the process is alive) and `/readyz` (Neo4j answers, the embedder is loaded, and
-the graph's start checks have passed: api/graph_checks.py)."""
+"""`/healthz` (the process is alive) and `/readyz` (Neo4j answers, the embedder is loaded, the
+graph's start checks have passed: api/graph_checks.py, and every statement requests send is
+planned: api/plan_readiness.py)."""
 
 from __future__ import annotations
 
@@ -36,6 +37,8 @@ async def readyz(request: Request) -> JSONResponse:
                 checks["graph"] = "ok"
             except BackendUnavailable:
                 pass
+    if services.plan_readiness is not None:
+        checks["plans"] = services.plan_readiness.state
     ready = all(value == "ok" for value in checks.values())
     return JSONResponse(
         {"status": "ready" if ready else "not ready", "checks": checks},

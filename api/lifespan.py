@@ -15,6 +15,7 @@ from api.auth import Authenticator
 from api.embedder_setup import embedder_from
 from api.gateway_token import GatewayToken
 from api.graph_checks import GraphChecks
+from api.plan_readiness import PlanReadiness, watching
 from api.services import Services
 from api.settings import Settings
 from api.start_up_heap import frozen_while_serving
@@ -22,6 +23,8 @@ from api.vector_store_setup import create_vector_store
 from embedding.query_cache import QueryEmbedder
 from graph.driver import Graph
 from graph.lexical_index import LexicalIndexSpec
+from graph.plan_warming import read_serving_graph
+from graph.planned_statements import PlannedStatements
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +77,8 @@ async def open_services(
     dimension = embedder.identity.dimension
     vector_store = create_vector_store(settings, dimension)
     driver = create_driver(settings)
-    graph = Graph(driver, settings.neo4j_database, settings.query_timeout_seconds)
+    plans = PlannedStatements(settings.plan_timeout_seconds) if settings.plan_warming else None
+    graph = Graph(driver, settings.neo4j_database, settings.query_timeout_seconds, plans)
     try:
         lexical_warnings: set[str] = set()
         checks = GraphChecks(
@@ -86,7 +90,7 @@ async def open_services(
             embedder.identity.describe(),
             settings.public_summary(),
         )
-        yield Services(
+        services = Services(
             settings=settings,
             graph=graph,
             authenticator=authenticator,
@@ -96,7 +100,23 @@ async def open_services(
             lexical_warnings=lexical_warnings,
             graph_checks=checks,
         )
+        if plans is None:
+            yield services
+            return
+        # The task's own handle on the driver: its reads are not the requests' to observe.
+        readiness = PlanReadiness(
+            Graph(driver, settings.neo4j_database, settings.query_timeout_seconds, plans),
+            lambda watched: read_serving_graph(
+                watched, settings.graph_owned_relation_types, not vector_store.in_graph
+            ),
+            checks,
+        )
+        services.plan_readiness = readiness
+        async with watching(readiness):
+            yield services
     finally:
+        if plans is not None:
+            await plans.close()
         await driver.close()
         await vector_store.close()
         query_embedder.close()

@@ -8,6 +8,7 @@ from answers.context import AnswerContext, AnswerSettings, QueryEmbedding
 from api.auth import Authenticator
 from api.gateway_token import GatewayToken
 from api.graph_checks import GraphChecks
+from api.plan_readiness import PlanReadiness
 from api.settings import Settings
 from graph.driver import Graph
 from vectorstores.base import Neo4jVectorIndex, VectorStore
@@ -25,6 +26,9 @@ class Services:
     lexical_warnings: set[str] = field(default_factory=set)
     # The start checks of the graph, run again until they pass (api/graph_checks.py).
     graph_checks: GraphChecks | None = None
+    # Plans warmed before ready and again when Neo4j lost them (api/plan_readiness.py);
+    # None with PLAN_WARMING=false.
+    plan_readiness: PlanReadiness | None = None
 
     async def ensure_graph_checked(self) -> None:
         """Return once the graph's start checks have passed; BackendUnavailable while they

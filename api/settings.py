@@ -80,6 +80,20 @@ SETTINGS: tuple[Setting, ...] = (
         Number(10.0, 0.1, 3600.0),
         "Time limit of each Cypher statement, enforced by Neo4j (then BACKEND_UNAVAILABLE).",
     ),
+    Setting(
+        "NEO4J_PLAN_TIMEOUT_SECONDS",
+        "plan_timeout_seconds",
+        Number(60.0, 0.1, 3600.0),
+        "Time limit of planning a statement before its first run (EXPLAIN), apart from the "
+        'statement\'s own limit (docs/operations.md, "Plans").',
+    ),
+    Setting(
+        "PLAN_WARMING",
+        "plan_warming",
+        Flag(True),
+        "Plan every statement requests send before `/readyz` says ready, again after Neo4j "
+        "returns or its indexes change, and plan a statement before its first run.",
+    ),
     # Retrieval (docs/search.md, docs/retrieval-quality.md)
     Setting(
         "RETRIEVAL_RRF_K",
@@ -411,6 +425,8 @@ class Settings:
     neo4j_password: Secret | None = field(repr=False)
     neo4j_database: str | None
     query_timeout_seconds: float
+    plan_timeout_seconds: float
+    plan_warming: bool
     # Retrieval: RETRIEVAL_LEXICAL_FIELDS and RETRIEVAL_LEXICAL_MIN_COVERAGE make `lexical`
     rrf_k: int
     lexical: LexicalRule

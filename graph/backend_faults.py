@@ -46,16 +46,19 @@ REFUSED = "The graph database refused the service's credentials; try again later
 TRANSIENT = "The graph database could not answer just now; try again."
 
 
-def backend_fault(error: BaseException, timeout: float | None) -> BackendUnavailable | None:
-    """The contract's error for a backend fault, or None when `error` is not one."""
-    code = getattr(error, "code", None) or ""
-    if isinstance(error, ClientError) and code.startswith(TIMED_OUT_CODE_PREFIX):
+def backend_fault(
+    error: BaseException, timeout: float | None, limit_setting: str = "NEO4J_QUERY_TIMEOUT_SECONDS"
+) -> BackendUnavailable | None:
+    """The contract's error for a backend fault, or None when `error` is not one. `timeout`
+    and `limit_setting`: the time limit the statement was sent with, and the setting naming it."""
+    if timed_out(error):
         limit = f" within {timeout:g} s" if timeout else ""
         message = (
-            f"The graph database did not answer{limit} (NEO4J_QUERY_TIMEOUT_SECONDS); "
+            f"The graph database did not answer{limit} ({limit_setting}); "
             "ask for less or try again later."
         )
         return _logged(error, message)
+    code = getattr(error, "code", None) or ""
     if isinstance(error, AuthError) or (
         isinstance(error, ClientError) and code.startswith(SECURITY_CODE_PREFIX)
     ):
@@ -64,9 +67,21 @@ def backend_fault(error: BaseException, timeout: float | None) -> BackendUnavail
         return _logged(error, BUSY)
     if isinstance(error, TransientError):
         return _logged(error, TRANSIENT)
-    if isinstance(error, ServiceUnavailable | SessionExpired | OSError):
+    if connection_lost(error):
         return _logged(error, UNREACHABLE)
     return None
+
+
+def timed_out(error: BaseException) -> bool:
+    """Neo4j stopped the statement at its time limit."""
+    code = getattr(error, "code", None) or ""
+    return isinstance(error, ClientError) and code.startswith(TIMED_OUT_CODE_PREFIX)
+
+
+def connection_lost(error: BaseException) -> bool:
+    """The connection to Neo4j was lost or could not be made: the server may have restarted
+    (and lost what it kept in memory, such as its query plans: graph/planned_statements.py)."""
+    return isinstance(error, ServiceUnavailable | SessionExpired | OSError)
 
 
 def _logged(error: BaseException, message: str) -> BackendUnavailable:

@@ -12,6 +12,11 @@ stops a statement that exceeds it and the caller gets BACKEND_UNAVAILABLE, like 
 unreachable server: nothing of the driver's message reaches a client. Every other fault of the
 backend (graph/backend_faults.py) is BACKEND_UNAVAILABLE too, for reads, writes and
 self-managed statements alike.
+
+Reads are sent with their values in one map parameter (graph/plan_key.py), so Neo4j plans
+each read's text once. The service's `Graph` also knows which reads are planned
+(`plans`, graph/planned_statements.py): a read not known to be is planned first (EXPLAIN,
+under NEO4J_PLAN_TIMEOUT_SECONDS) and then run, and a lost connection forgets what is known.
 """
 
 from __future__ import annotations
@@ -27,7 +32,9 @@ import neo4j
 from neo4j import AsyncDriver, Record
 from neo4j.exceptions import TransientError
 
-from graph.backend_faults import backend_fault
+from graph.backend_faults import backend_fault, connection_lost, timed_out
+from graph.plan_key import sent_parameters, sent_text
+from graph.planned_statements import PlannedStatements, PlanningFailed
 
 StatementObserver = Callable[[str, Mapping[str, Any]], None]
 
@@ -59,7 +66,8 @@ class Graph:
     """The service's handle on one Neo4j database.
 
     `observers` are called with every statement before it is sent; tests use them to count
-    database round trips.
+    database round trips (a read's planning, `explain`, is not one).
+    `plans`: which reads are planned (the service's; None: every read is simply run).
     """
 
     def __init__(
@@ -67,10 +75,12 @@ class Graph:
         driver: AsyncDriver,
         database: str | None = None,
         query_timeout: float | None = None,
+        plans: PlannedStatements | None = None,
     ) -> None:
         self.driver = driver
         self.database = database
         self.query_timeout = query_timeout
+        self.plans = plans
         self.observers: list[StatementObserver] = []
         self.instruments: list[StatementInstrument] = []
 
@@ -99,6 +109,8 @@ class Graph:
         nothing, so sending one again is always safe."""
         self._observe(query, parameters)
         with self._instrumented(query) as outcome, self._contract_errors():
+            if self.plans is not None:
+                await self.plans.ensure(query, self.explain)
             for attempt in range(1, READ_ATTEMPTS + 1):
                 try:
                     return await self._read_once(query, parameters, outcome)
@@ -115,13 +127,37 @@ class Graph:
             database=self.database, default_access_mode=neo4j.READ_ACCESS
         ) as session:
             result = await session.run(
-                neo4j.Query(query, timeout=self.query_timeout), dict(parameters)
+                neo4j.Query(sent_text(query), timeout=self.query_timeout),
+                sent_parameters(parameters),
             )
             records = [record async for record in result]
             if outcome is not None:  # the summary came with the last records: no round trip
                 outcome.rows = len(records)
                 outcome.database_ms = _database_ms(await result.consume())
             return records
+
+    async def explain(self, query: LiteralString) -> None:
+        """Plan the read `query` without running it: Neo4j caches the plan, and the read's
+        real run uses it (graph/planned_statements.py). Under NEO4J_PLAN_TIMEOUT_SECONDS;
+        `PlanningFailed` past it, BACKEND_UNAVAILABLE for any other fault of the backend."""
+        limit = self.plans.limit_seconds if self.plans is not None else None
+        try:
+            async with self.driver.session(
+                database=self.database, default_access_mode=neo4j.READ_ACCESS
+            ) as session:
+                result = await session.run(
+                    neo4j.Query("EXPLAIN " + sent_text(query), timeout=limit),
+                    sent_parameters({}),
+                )
+                await result.consume()
+        except Exception as error:
+            fault = backend_fault(error, limit, "NEO4J_PLAN_TIMEOUT_SECONDS")
+            if fault is None:
+                raise
+            self._forget_plans_if_lost(error)
+            if timed_out(error):
+                raise PlanningFailed(fault.message) from error
+            raise fault from error
 
     async def write(self, query: LiteralString, parameters: Mapping[str, Any]) -> list[Record]:
         """Run one write statement in its own transaction (retried on transient errors)."""
@@ -175,4 +211,9 @@ class Graph:
             fault = backend_fault(error, self.query_timeout)
             if fault is None:
                 raise
+            self._forget_plans_if_lost(error)
             raise fault from error
+
+    def _forget_plans_if_lost(self, error: BaseException) -> None:
+        if self.plans is not None and connection_lost(error):
+            self.plans.forget("the connection to Neo4j was lost (it may have restarted)")

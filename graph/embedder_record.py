@@ -16,12 +16,13 @@ from typing import Any, LiteralString
 from embedding.base import EmbedderIdentity
 from embedding.mismatch import RecordedEmbedder
 from graph.driver import Graph
+from graph.served_statements import served
 
-READ_RECORD: LiteralString = """
+READ_RECORD: LiteralString = served("""
 MATCH (m:EmbeddingModel {id: 'current'})
 RETURN m.kind AS kind, m.model AS model, m.dimension AS dimension
 LIMIT 1
-"""
+""")
 
 # ON CREATE only: an existing record is never overwritten; the caller compares what it returns.
 WRITE_RECORD: LiteralString = """

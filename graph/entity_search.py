@@ -36,6 +36,7 @@ from graph.mention_reads import ScopeShape, for_each_shape, scope_shape
 from graph.name_key import NAME_KEYS_COMPLETE, name_key
 from graph.records import EntityRecord, PassageRecord
 from graph.search_ranking import RANK_AND_FUSE
+from graph.served_statements import ServingGraph, served_variants
 from graph.visibility import (
     entity_returnable,
     versions_of_mentions,
@@ -248,6 +249,17 @@ _STATEMENTS: dict[tuple[str, bool], Mapping[ScopeShape, str]] = {
         ("name_scan", True, "SEARCH_ENTITIES_EXTERNAL_VECTORS_BY_EXACT_NAME"),
     )
 }
+
+
+@served_variants
+def _served(serving: ServingGraph) -> list[str]:
+    """Every source of lexical candidates, every scope shape, for the vector store in use."""
+    return [
+        statement
+        for (_, external), by_shape in _STATEMENTS.items()
+        if external == serving.external_vectors
+        for statement in by_shape.values()
+    ]
 
 
 @dataclass(frozen=True, slots=True)

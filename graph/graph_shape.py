@@ -31,7 +31,8 @@ from contract.scope import Scope
 from graph.cypher_names import split_plain
 from graph.driver import Graph
 from graph.lookups import scoped
-from graph.mention_reads import ScopeShape, scope_shape
+from graph.mention_reads import SHAPES, ScopeShape, scope_shape
+from graph.served_statements import ServingGraph, served, served_variants
 from graph.statement_names import builds_statement
 from graph.visibility import (
     document_in_scope,
@@ -44,7 +45,7 @@ from graph.walk import expand_relations
 MENTION_CAP = 20_000  # mentions read to count entities (see the module docstring)
 RELATION_CAP = 20_000  # relationships read around them to count relation types
 
-STORED_RELATION_TYPES = (
+STORED_RELATION_TYPES = served(
     "CALL db.relationshipTypes() YIELD relationshipType RETURN collect(relationshipType) AS types"
 )
 
@@ -112,6 +113,12 @@ def shape_counts(types: Sequence[str], shape: ScopeShape) -> str:
         + relations
         + " RETURN labels, mentionsCut, relationTypes, relationsCut"
     )
+
+
+@served_variants
+def _served(serving: ServingGraph) -> list[str]:
+    """The counts in each scope shape, for the types a walk follows."""
+    return [shape_counts(serving.walked_types(), shape) for shape in SHAPES]
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,15 +26,16 @@ from contract.graph_owned import GRAPH_OWNED_LABELS
 from graph.driver import Graph
 from graph.lexical_index import PASSAGE_INDEXED, LexicalIndexSpec, mismatch, unkeyed
 from graph.ownership import OWNER_KEY
+from graph.served_statements import served
 
-SHOW_INDEXES: LiteralString = (
+SHOW_INDEXES: LiteralString = served(
     "SHOW INDEXES YIELD name, type, state, labelsOrTypes, properties, entityType, options"
     " WHERE entityType = 'NODE' AND type IN ['FULLTEXT', 'VECTOR']"
     " RETURN name, type, state, labelsOrTypes, properties, options"
 )
 # What a search needs to know, without each index's configuration map: every search reads it,
 # and decoding the maps cost more than a third of the read.
-SHOW_INDEX_STATES: LiteralString = (
+SHOW_INDEX_STATES: LiteralString = served(
     "SHOW INDEXES YIELD name, type, state, labelsOrTypes, properties, entityType"
     " WHERE entityType = 'NODE' AND type IN ['FULLTEXT', 'VECTOR']"
     " RETURN name, type, state, labelsOrTypes, properties, null AS options"

@@ -16,6 +16,7 @@ from graph import mention_order
 from graph.driver import Graph
 from graph.mention_reads import ScopeShape, for_each_shape, scope_shape
 from graph.records import DocumentRecord, EntityRecord, PassageRecord
+from graph.served_statements import served, served_each
 from graph.visibility import (
     document_in_scope,
     document_versions,
@@ -48,7 +49,7 @@ ENTITY_MAP: LiteralString = (
 )
 
 # The versions are read first, in a subquery of their own (graph/visibility.py says why).
-PASSAGES_BY_ID: LiteralString = (
+PASSAGES_BY_ID: LiteralString = served(
     "CALL () {"
     " UNWIND $keys AS key"
     " MATCH (d:Document)-[:HAS_PART]->(:Chunk {id: key})"
@@ -64,7 +65,7 @@ PASSAGES_BY_ID: LiteralString = (
     + " AS passage"
 )
 
-DOCUMENTS_BY_ID: LiteralString = (
+DOCUMENTS_BY_ID: LiteralString = served(
     "UNWIND $keys AS key"
     " MATCH (d:Document {id: key})"
     " WHERE " + document_visible("d") + " RETURN key, " + DOCUMENT_MAP + " AS document"
@@ -105,8 +106,10 @@ def _evidence_by_entity_id(shape: ScopeShape) -> LiteralString:
 # The statements for a scope that filters nothing; `scope_shape` picks each scope's own.
 ENTITIES_BY_ID: LiteralString = _entities_by_id("everywhere")
 EVIDENCE_BY_ENTITY_ID: LiteralString = _evidence_by_entity_id("everywhere")
-_ENTITIES_BY_ID = for_each_shape(f"{__name__}.ENTITIES_BY_ID", _entities_by_id)
-_EVIDENCE_BY_ENTITY_ID = for_each_shape(f"{__name__}.EVIDENCE_BY_ENTITY_ID", _evidence_by_entity_id)
+_ENTITIES_BY_ID = served_each(for_each_shape(f"{__name__}.ENTITIES_BY_ID", _entities_by_id))
+_EVIDENCE_BY_ENTITY_ID = served_each(
+    for_each_shape(f"{__name__}.EVIDENCE_BY_ENTITY_ID", _evidence_by_entity_id)
+)
 
 
 def scoped(scope: Scope, **parameters: object) -> dict[str, object]:

@@ -34,6 +34,8 @@ from __future__ import annotations
 
 from typing import LiteralString
 
+from graph.served_statements import served
+
 NAME_KEY: LiteralString = "nameKey"
 NAME_KEYED: LiteralString = "NameKeyed"  # a service label (contract/graph_owned.py)
 NAME_KEY_INDEX: LiteralString = (
@@ -55,7 +57,7 @@ def name_key(text: LiteralString) -> LiteralString:
 
 
 # Every entity keyed: a count of each label, from the count store.
-NAME_KEYS_COMPLETE: LiteralString = (
+NAME_KEYS_COMPLETE: LiteralString = served(
     "CALL () { MATCH (entity:Entity) RETURN count(entity) AS entities }"
     " CALL () { MATCH (keyed:" + NAME_KEYED + ") RETURN count(keyed) AS keyed }"
     " RETURN entities = keyed AS complete"

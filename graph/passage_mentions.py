@@ -17,6 +17,7 @@ from graph.driver import Graph
 from graph.lookups import ENTITY_MAP, scoped
 from graph.mention_reads import ScopeShape, for_each_shape, scope_shape
 from graph.records import EntityRecord
+from graph.served_statements import served_each
 from graph.visibility import entity_returnable
 
 
@@ -34,8 +35,8 @@ def _entities_by_passage_id(shape: ScopeShape) -> LiteralString:
 
 
 ENTITIES_BY_PASSAGE_ID: LiteralString = _entities_by_passage_id("everywhere")
-_ENTITIES_BY_PASSAGE_ID = for_each_shape(
-    f"{__name__}.ENTITIES_BY_PASSAGE_ID", _entities_by_passage_id
+_ENTITIES_BY_PASSAGE_ID = served_each(
+    for_each_shape(f"{__name__}.ENTITIES_BY_PASSAGE_ID", _entities_by_passage_id)
 )
 
 

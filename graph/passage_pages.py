@@ -29,6 +29,7 @@ from graph.driver import Graph
 from graph.lookups import PASSAGE_MAP, scoped
 from graph.mention_reads import ScopeShape, evidence_after, for_each_shape, scope_shape
 from graph.records import PassageRecord
+from graph.served_statements import served, served_each
 from graph.visibility import (
     document_in_scope,
     document_versions,
@@ -84,7 +85,9 @@ def _entity_evidence_pages(shape: ScopeShape) -> LiteralString:
 
 
 ENTITY_EVIDENCE_PAGES: LiteralString = _entity_evidence_pages("everywhere")
-_ENTITY_EVIDENCE_PAGES = for_each_shape(f"{__name__}.ENTITY_EVIDENCE_PAGES", _entity_evidence_pages)
+_ENTITY_EVIDENCE_PAGES = served_each(
+    for_each_shape(f"{__name__}.ENTITY_EVIDENCE_PAGES", _entity_evidence_pages)
+)
 
 # The relation by its ends (their ids are unique) and its own id and type.
 _RELATION: LiteralString = (
@@ -94,7 +97,7 @@ _RELATION: LiteralString = (
     " UNWIND passageIds AS passageId"
 )
 
-EDGE_EVIDENCE_PAGES: LiteralString = (
+EDGE_EVIDENCE_PAGES: LiteralString = served(
     "CALL () {"
     " UNWIND $keys AS key "
     + _RELATION
@@ -121,7 +124,7 @@ EDGE_EVIDENCE_PAGES: LiteralString = (
 # The version is read once, by an aggregation, before any passage or job is decided with it.
 # The seek: `chunk_document_order` from the key's position on (a position holds one passage per
 # version, so few rows at the key's position are read and passed over).
-DOCUMENT_PASSAGE_PAGES: LiteralString = (
+DOCUMENT_PASSAGE_PAGES: LiteralString = served(
     "UNWIND $keys AS key"
     " MATCH (d:Document {id: key.id})"
     " WHERE " + document_in_scope("d") + ""

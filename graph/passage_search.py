@@ -21,6 +21,7 @@ from graph.fulltext_query import fulltext_query, scope_keys
 from graph.lookups import PASSAGE_MAP, scoped
 from graph.records import PassageRecord
 from graph.search_ranking import RANK_AND_FUSE
+from graph.served_statements import served
 from graph.visibility import document_in_scope, document_versions, passage_current_in
 
 
@@ -111,6 +112,7 @@ SEARCH_PASSAGES: LiteralString = marked(
     " RETURN " + PASSAGE_MAP + " AS passage, score, lexicalRank, semanticRank, position"
     " ORDER BY position"
 )
+served(SEARCH_PASSAGES)
 
 
 @dataclass(frozen=True, slots=True)

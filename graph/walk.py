@@ -55,8 +55,9 @@ from contract.scope import Scope
 from graph.cypher_names import relationship_types_pattern, split_plain
 from graph.driver import Graph
 from graph.lookups import ENTITY_MAP, scoped
-from graph.mention_reads import ScopeShape, scope_shape
+from graph.mention_reads import SHAPES, ScopeShape, scope_shape
 from graph.records import EntityRecord, PassageRecord
+from graph.served_statements import ServingGraph, served_variants
 from graph.statement_names import builds_statement
 from graph.visibility import entity_supported
 from graph.walk_support import EDGE_SUPPORT, considered, far_returnable
@@ -176,6 +177,22 @@ def depth_probe(types: Sequence[str], shape: ScopeShape) -> str:
         " WITH kind LIMIT 1"
         " RETURN count(kind) > 0 AS found"
     )
+
+
+@served_variants
+def _served(serving: ServingGraph) -> list[str]:
+    """A walk that names no types, of each depth, in each scope shape; and the first step of
+    one that follows nothing (its types name none stored: `walk` sends no other statement
+    then). A walk that names some types makes statements of its own, planned on first use."""
+    walked = serving.walked_types()
+    return [
+        *(
+            build(walked, shape)
+            for shape in SHAPES
+            for build in ((first_step, next_step, depth_probe) if walked else (first_step,))
+        ),
+        *(first_step([], shape) for shape in SHAPES),
+    ]
 
 
 # The stored relationship types each graph was last seen to hold (see the module docstring).

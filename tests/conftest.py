@@ -44,6 +44,12 @@ TEST_DIMENSION = 8
 # Fixtures some modules share beyond these: the fuzz tests' graph and service.
 pytest_plugins = ["tests.support.fuzzing"]
 
+# Planning every statement at each app's start (api/plan_readiness.py) would cost each test
+# seconds against a server whose plans every wipe throws away. Off for the apps tests build
+# (`settings_for_tests`) and for the processes they start (which inherit this environment);
+# tests/test_plan_warming.py and tests/test_backend_recovery.py turn it on.
+os.environ.setdefault("PLAN_WARMING", "false")
+
 # neo4j.conf lines of the session's own server. Every test wipes the graph, so each label's
 # node count swings between 0 and a few hundred from one test to the next: by default Neo4j
 # re-plans a cached statement whose statistics moved that much once 10 s have passed, and the
@@ -170,7 +176,11 @@ def builder(graph: Graph) -> GraphBuilder:
 # What the tests check is what an answer says, not how soon it comes: a 2-core machine running
 # two workers (and whatever else shares it) once took more than the default 30 s for a scope
 # property's many-aliased request. A test of the time limits sets its own.
-PATIENT_TIMEOUTS = {"NEO4J_QUERY_TIMEOUT_SECONDS": "300", "REQUEST_TIMEOUT_SECONDS": "330"}
+PATIENT_TIMEOUTS = {
+    "NEO4J_QUERY_TIMEOUT_SECONDS": "300",
+    "NEO4J_PLAN_TIMEOUT_SECONDS": "300",
+    "REQUEST_TIMEOUT_SECONDS": "330",
+}
 
 
 def settings_for_tests(neo4j_uri: str, **overrides: str) -> Settings:
@@ -180,6 +190,7 @@ def settings_for_tests(neo4j_uri: str, **overrides: str) -> Settings:
         "EMBEDDER_DIM": str(TEST_DIMENSION),
         "AUTH_MODE": "none",
         **PATIENT_TIMEOUTS,
+        "PLAN_WARMING": os.environ["PLAN_WARMING"],  # off: see above
         **overrides,
     }
     return Settings.from_environ(environ)

@@ -21,9 +21,16 @@ from tests.conftest import TEST_DIMENSION, Client, without_request_ids
 
 
 def unset_auth(neo4j_uri: str, **environ: str) -> Settings:
-    """Test settings without AUTH_MODE, as a developer's shell would have them."""
+    """Test settings without AUTH_MODE, as a developer's shell would have them (without plan
+    warming, as every test app: tests/conftest.py)."""
     return Settings.from_environ(
-        {"NEO4J_URI": neo4j_uri, "EMBEDDER": "hash", "EMBEDDER_DIM": str(TEST_DIMENSION), **environ}
+        {
+            "NEO4J_URI": neo4j_uri,
+            "EMBEDDER": "hash",
+            "EMBEDDER_DIM": str(TEST_DIMENSION),
+            "PLAN_WARMING": "false",
+            **environ,
+        }
     )
 
 

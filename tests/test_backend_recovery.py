@@ -1,8 +1,10 @@
 """Faults are coded and survived (contract §7): Neo4j down at start, Neo4j stopped while requests
 flow, an OpenAI-compatible embedder that refuses, times out or answers garbage. Every answer
 is BACKEND_UNAVAILABLE or correct, `/readyz` is 503 meanwhile, and the same process answers
-correctly again once the backend is back, without a restart. Recovery is polled for, with a
-deadline; nothing waits a fixed time."""
+correctly again once the backend is back, without a restart. `/readyz` says ready, after start
+and after Neo4j returns, only once every statement requests send is planned again
+(api/plan_readiness.py). Recovery is polled for, with a deadline; nothing waits a fixed
+time."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import neo4j
 import pytest
 
 from api.app import create_app
+from api.plan_readiness import PlanReadiness
 from contract.errors import BackendUnavailable
 from embedding.openai_compatible import OpenAICompatibleEmbedder
 from embedding.query_cache import QueryEmbedder
@@ -27,6 +30,7 @@ from localneo4j.server import free_port, start, stop
 from tests.conftest import TEST_DIMENSION, serving, settings_for_tests, without_cost
 from tests.support.failing_driver import deferred_graph_checks
 from tests.support.graph_builder import GraphBuilder
+from tests.support.planned import SEARCH_STATEMENTS, held_warming, plan_only, unplanned
 from tests.test_embedding_openai import FakeEndpoint, Reply
 
 RECOVERY_DEADLINE = 180.0  # seconds; a loaded 2-core machine restarts Neo4j in 20-90 s
@@ -49,11 +53,13 @@ async def eventually(check: Callable[[], Awaitable[bool]], what: str) -> float:
 
 
 async def test_neo4j_down_at_start_or_stopped_under_load_is_backend_unavailable_until_it_returns(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    plan_only(monkeypatch, SEARCH_STATEMENTS)  # when warming happens is what is checked here
+    warming = held_warming(monkeypatch)
     port = free_port()
     home = tmp_path / "neo4j"
-    settings = settings_for_tests(f"bolt://127.0.0.1:{port}")
+    settings = settings_for_tests(f"bolt://127.0.0.1:{port}", PLAN_WARMING="true")
     app = create_app(settings)
     try:
         async with app.router.lifespan_context(app):  # Neo4j is not running yet
@@ -78,6 +84,9 @@ async def test_neo4j_down_at_start_or_stopped_under_load_is_backend_unavailable_
                 await anyio.to_thread.run_sync(lambda: start(home, port=port, log=lambda _: None))
                 started = await eventually(ready, "ready after Neo4j started")
                 assert app.state.services.graph_checks.passed  # run when Neo4j came
+                readiness = app.state.services.plan_readiness
+                first_start = readiness.warmed.started
+                assert await unplanned(readiness.graph) == []
                 ada = await write_ada(f"bolt://127.0.0.1:{port}")
                 want = {"data": {"entity": {"id": ada, "name": "Ada"}}}
                 assert await ask(ENTITY, id=ada) == want
@@ -98,8 +107,12 @@ async def test_neo4j_down_at_start_or_stopped_under_load_is_backend_unavailable_
 
                 async with anyio.create_task_group() as flow:
                     flow.start_soon(requests)
+                    warming.clear()  # planning again after the restart waits for the test
                     await anyio.to_thread.run_sync(lambda: stop(home))
                     await eventually(lambda: not_ready(http), "/readyz 503 while Neo4j is stopped")
+                    await eventually(
+                        lambda: plans_not_ready(readiness), "plans not ready while it is stopped"
+                    )
                     during = answers.get("BACKEND_UNAVAILABLE", 0)
                     await eventually(
                         lambda: more_than(answers, "BACKEND_UNAVAILABLE", during),
@@ -115,13 +128,26 @@ async def test_neo4j_down_at_start_or_stopped_under_load_is_backend_unavailable_
                     )
                     flowing = False
                 assert unexpected == [], unexpected
-                assert await ready()
+                # Neo4j answers, but /readyz waits until every statement is planned on it again.
+                waiting = await http.get("/readyz")
+                assert (waiting.status_code, waiting.json()["checks"]) == (
+                    503,
+                    {"neo4j": "ok", "embedder": "ok", "graph": "ok", "plans": "warming"},
+                )
+                warming.set()
+                await eventually(ready, "ready after Neo4j returned")
+                assert readiness.warmed.started != first_start
+                assert await unplanned(readiness.graph) == []
                 print(
                     f"ready {started:.1f} s after start; correct {recovered:.1f} s after restart;"
                     f" answers {answers}"
                 )
     finally:
         await anyio.to_thread.run_sync(lambda: stop(home))
+
+
+async def plans_not_ready(readiness: PlanReadiness) -> bool:
+    return not readiness.ready
 
 
 async def not_ready(http: httpx.AsyncClient) -> bool:

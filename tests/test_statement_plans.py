@@ -5,7 +5,8 @@ one: a scan in the index's order gives the order a read wants and reads every en
 
 A guard such as `WITH target WHERE $lexicalQuery = ''` does not stop the planner from putting
 the read it guards first: such a branch once scanned every node on every search with words.
-Each test plans (EXPLAIN, nothing runs) every statement one request sent, with its parameters.
+Each test plans (EXPLAIN, nothing runs) every statement one request sent, with its parameters,
+as `Graph.read` sends it (its values in one map parameter, graph/plan_key.py).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import neo4j
 
 from contract.page_cursor import evidence_cursor
 from graph.graph_schema import apply_schema
+from graph.plan_key import sent_parameters, sent_text
 from tests.conftest import TEST_DIMENSION, Client
 from tests.support.graph_builder import GraphBuilder, unit_vector
 
@@ -66,7 +68,9 @@ async def plans_of(
     planned = []
     for statement, parameters in zip(client.statements, client.parameters, strict=True):
         _, summary, _ = await driver.execute_query(
-            "EXPLAIN " + statement, parameters, routing_=neo4j.RoutingControl.READ
+            "EXPLAIN " + sent_text(statement),
+            sent_parameters(parameters),
+            routing_=neo4j.RoutingControl.READ,
         )
         assert summary.plan is not None
         planned.append(operators(summary.plan))
