@@ -100,12 +100,12 @@ class ReadProgress:
         self,
         describe: str,
         totals: dict[str, int],
-        stream: TextIO = sys.stderr,
+        stream: TextIO | None = None,
         interval: float = PROGRESS_INTERVAL_SECONDS,
     ) -> None:
         self._describe = describe
         self._totals = totals
-        self._stream = stream
+        self._stream = stream  # None: sys.stderr as it is when a line is written
         self._interval = interval
         self._last = time.monotonic()
 
@@ -116,7 +116,8 @@ class ReadProgress:
         self._last = now
         total = self._totals.get(kind)
         of = f" of {total:,}" if total is not None else ""
-        print(f"read {self._describe}: {kind} {rows:,}{of}", file=self._stream, flush=True)
+        stream = self._stream or sys.stderr
+        print(f"read {self._describe}: {kind} {rows:,}{of}", file=stream, flush=True)
 
 
 async def read_source_graph(

@@ -60,6 +60,7 @@ from ingest.langchain_graph import label_for_node_type, relation_properties, rel
 
 MESSAGES: dict[str, str] = {
     "chunks_without_document": "{n} chunk(s) skipped: part of no document",
+    "documents_without_chunks": "{n} document(s) skipped: no chunk is part of them",
     "chunks_unordered": (
         "{n} document(s) have chunks without a distinct order number; those go by element id"
     ),
@@ -199,6 +200,9 @@ class _Documents:
                 source_id=key,
             )
             ordered = sorted(chunks[element_id], key=_chunk_order)
+            if not ordered:  # a file the tool has not split (LLM Graph Builder's "New" ones)
+                tally.add("documents_without_chunks", key)
+                continue
             orders = [order for order, *_ in ordered]
             if any(not _is_order(o) for o in orders) or len(set(map(str, orders))) < len(orders):
                 tally.add("chunks_unordered", key)

@@ -21,7 +21,7 @@ Everything is the package's own code but two stand-ins:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import neo4j
@@ -45,7 +45,7 @@ UPSERT_RELATIONSHIPS = (
 )
 
 
-class ScriptedLLM(LLMInterface):  # type: ignore[misc]
+class ScriptedLLM(LLMInterface):
     """Answers an extraction prompt with the scripted JSON of the first chunk text it holds."""
 
     def __init__(self, answers: Mapping[str, dict[str, Any]]) -> None:
@@ -64,7 +64,7 @@ class ScriptedLLM(LLMInterface):  # type: ignore[misc]
         return self.invoke(input)
 
 
-class PlainCypherWriter(Neo4jWriter):  # type: ignore[misc]
+class PlainCypherWriter(Neo4jWriter):
     """neo4j-graphrag's writer, its one APOC statement in plain Cypher (module docstring)."""
 
     def _upsert_relationships(self, rels: list[Neo4jRelationship]) -> None:
@@ -80,13 +80,14 @@ async def run_pipeline(
     text: str,
     answers: Mapping[str, dict[str, Any]],
     *,
-    schema: dict[str, Sequence[Any]],
+    schema: dict[str, list[Any]],
     file_path: str,
     chunk_size: int,
     dimension: int = 8,
 ) -> ScriptedLLM:
-    """Run SimpleKGPipeline on `text` (split into chunks of `chunk_size` characters, no
-    overlap) into the server at `uri`; the model that answered, with the prompts it read."""
+    """Run SimpleKGPipeline on `text` (cut every `chunk_size` characters, as its
+    FixedSizeSplitter does) into the server at `uri`; the model that answered, with the
+    prompts it read."""
     llm = ScriptedLLM(answers)
     with neo4j.GraphDatabase.driver(uri, auth=None, notifications_min_severity="OFF") as driver:
         pipeline = SimpleKGPipeline(
@@ -95,7 +96,9 @@ async def run_pipeline(
             embedder=MiniLMForPeer(HashEmbedder(dimension)),
             schema=schema,
             from_file=False,
-            text_splitter=FixedSizeSplitter(chunk_size=chunk_size, chunk_overlap=0),
+            text_splitter=FixedSizeSplitter(
+                chunk_size=chunk_size, chunk_overlap=0, approximate=False
+            ),
             kg_writer=PlainCypherWriter(driver),
             perform_entity_resolution=False,
             on_error="RAISE",
