@@ -118,7 +118,9 @@ def map_source_rows(
     relations = _relations(rows, entities, graph_owned_relation_types, tally)
     loaded = documents.loaded
     entity_lines: dict[int, list[EntityInput]] = defaultdict(list)
-    for entity in sorted(entities.values(), key=lambda e: e.input.id):
+    # Several source nodes may make one entity (module docstring): each goes in a line once.
+    distinct = {entity.input.id: entity for entity in entities.values()}
+    for entity in sorted(distinct.values(), key=lambda e: e.input.id):
         for line, mentions in sorted(entity.mentions.items()):
             entity_lines[line].append(_with_mentions(entity.input, mentions))
     relation_lines: dict[int, list[RelationInput]] = defaultdict(list)
@@ -142,7 +144,7 @@ def map_source_rows(
     counts = {
         "documents": len(versions),
         "passages": sum(len(info_passages[1]) for info_passages in loaded),
-        "entities": len({entity.input.id for entity in entities.values()}),
+        "entities": len(distinct),
         "relations": len(relations),
     }
     return SourceGraphExport(numbered, tally.warnings(), counts)
