@@ -77,11 +77,13 @@ def session_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSe
 def source_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The Bolt URI of a second server, for the graphs `load --from` reads
     (tests/support/source_server.py says why not a database of the first); started the first
-    time a test asks for it, shared by every module that does, stopped with the session."""
+    time a test asks for it, stopped with the session. Tests use it through `source`."""
     from localneo4j.pytest_server import private_server
     from localneo4j.server import stop
 
-    server = private_server(Path(tmp_path_factory.mktemp("neo4j-source")))
+    server = private_server(
+        Path(tmp_path_factory.mktemp("neo4j-source")), settings=TEST_SERVER_SETTINGS
+    )
     try:
         yield server.bolt_uri
     finally:
@@ -94,6 +96,17 @@ async def source_driver(source_server: str) -> AsyncIterator[neo4j.AsyncDriver]:
         source_server, auth=None, notifications_min_severity="OFF"
     ) as session_driver:
         yield session_driver
+
+
+@pytest.fixture
+async def source(source_server: str, source_driver: neo4j.AsyncDriver) -> AsyncIterator[str]:
+    """The source server's URI, its database empty; emptied again when the test ends, so no
+    module leaves anything in it (tests/support/source_server.py)."""
+    from tests.support.source_server import wipe_source
+
+    await wipe_source(source_driver)
+    yield source_server
+    await wipe_source(source_driver)
 
 
 @pytest.fixture(scope="session")
