@@ -173,7 +173,7 @@ def _statements(layout: SourceLayout) -> dict[str, LiteralString]:
     )
     statements: dict[str, LiteralString] = {
         "counts": f"CALL () {{ MATCH (d:{document}) RETURN count(d) AS documents }}"
-        f" CALL () {{ MATCH (c:{chunk}) RETURN count(c) AS chunks }}"
+        f" CALL () {{ MATCH (:{chunk})-[:{part_of}]->(:{document}) RETURN count(*) AS chunks }}"
         f" CALL () {{ MATCH (e:{entity}) RETURN count(e) AS entities }}"
         f" CALL () {{ MATCH (c:{chunk}) WHERE NOT (c)-[:{part_of}]->(:{document})"
         " RETURN count(c) AS orphans }"

@@ -20,12 +20,14 @@ from dataclasses import dataclass
 from typing import TextIO
 from urllib.parse import urlsplit, urlunsplit
 
+from graph.cypher_names import is_plain_name
 from graph.source_graph import LAYOUTS, FoundNames, SourceLayout, open_source_graph
 from ingest.source_graph_mapping import SourceGraphExport, map_source_rows
 
 FORMATS = tuple(LAYOUTS)
 SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 PROGRESS_INTERVAL_SECONDS = 5.0
+LISTED_NAMES = 40  # labels or types named in a refusal; the rest are counted
 
 
 class NotASourceGraph(ValueError):
@@ -86,10 +88,23 @@ def check_layout(found: FoundNames, layout: SourceLayout) -> None:
         )
     raise NotASourceGraph(
         f"the source matches neither neo4j-graphrag's nor LLM Graph Builder's layout (a"
-        f" {layout.format} graph needs {needs}); it holds labels:"
-        f" {', '.join(found.labels) or 'none'}; relationship types:"
-        f" {', '.join(found.relationship_types) or 'none'}"
+        f" {layout.format} graph needs {needs}); it holds labels: {_listed(found.labels)};"
+        f" relationship types: {_listed(found.relationship_types)}"
     )
+
+
+def _listed(names: tuple[str, ...]) -> str:
+    """Names read from the source, for a terminal: a plain name as it is, any other quoted
+    with its control and invisible characters escaped (`repr`); the first `LISTED_NAMES`.
+
+    >>> _listed(("Book", "Org`) DETACH DELETE (n", "Passage"))
+    "Book, 'Org`) DETACH DELETE (n', Passage"
+    """
+    if not names:
+        return "none"
+    shown = [name if is_plain_name(name) else repr(name) for name in names[:LISTED_NAMES]]
+    more = len(names) - LISTED_NAMES
+    return ", ".join(shown) + (f" and {more:,} more" if more > 0 else "")
 
 
 class ReadProgress:
@@ -129,10 +144,7 @@ async def read_source_graph(
     async with open_source_graph(source.address.uri, source.address.database, source.auth) as graph:
         check_layout(await graph.found_names(), layout)
         counts = await graph.counts(layout)
-        totals = {
-            "documents": counts["documents"],
-            "entities": counts["entities"],
-        }
+        totals = {kind: counts[kind] for kind in ("documents", "chunks", "entities")}
         rows = await graph.rows(layout, ReadProgress(source.describe(), totals))
     return map_source_rows(
         rows,

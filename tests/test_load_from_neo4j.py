@@ -29,6 +29,7 @@ from embedding.hashing import HashEmbedder
 from graph import source_graph
 from graph.cypher_names import is_load_name
 from graph.driver import Graph
+from ingest.source_graph_import import GraphSource, parse_source_uri, read_source_graph
 from tests.conftest import TEST_DIMENSION, Client, serving
 from tests.fixtures.llm_graph_builder_graph import chunks_by_file, write_llm_graph_builder_graph
 from tests.support.kg_pipeline import ScriptedLLM, run_pipeline
@@ -347,6 +348,21 @@ async def test_an_llm_graph_builder_graph_loads_with_its_chunks_mentions_and_rel
     assert "WORKS_WITH" in {row["type"] for row in relations}
     again = await load(cli, source, format=LLM)
     assert again[0] == 0 and "documents: 0 loaded, 2 unchanged, 0 rejected (of 2)" in again[1]
+
+
+async def test_the_source_is_read_with_a_progress_line_per_kind_and_its_total(
+    llm_graph_builder: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    where = GraphSource(parse_source_uri(llm_graph_builder), LLM, "acme")
+    await read_source_graph(where, GRAPH_OWNED_RELATION_TYPES)
+    lines = capsys.readouterr().err.splitlines()
+    assert [line.removeprefix(f"read {llm_graph_builder}: ") for line in lines] == [
+        "documents 2 of 2",
+        "chunks 4 of 4",
+        "entities 10 of 10",
+        "entity links 15",
+        "relationships 12",
+    ]
 
 
 async def test_a_source_matching_neither_layout_is_refused_naming_what_it_holds(
