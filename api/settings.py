@@ -75,6 +75,18 @@ SETTINGS: tuple[Setting, ...] = (
         "Neo4j database; unset: the server's default database.",
     ),
     Setting(
+        "SOURCE_NEO4J_USER",
+        "source_neo4j_user",
+        Text("neo4j"),
+        "User name for the Neo4j that `load --from` reads a graph from (docs/import-neo4j.md).",
+    ),
+    Setting(
+        "SOURCE_NEO4J_PASSWORD",
+        "source_neo4j_password",
+        SecretText(),
+        "Password for the Neo4j that `load --from` reads; unset: no authentication.",
+    ),
+    Setting(
         "NEO4J_QUERY_TIMEOUT_SECONDS",
         "query_timeout_seconds",
         Number(10.0, 0.1, 3600.0),
@@ -424,6 +436,8 @@ class Settings:
     neo4j_user: str
     neo4j_password: Secret | None = field(repr=False)
     neo4j_database: str | None
+    source_neo4j_user: str
+    source_neo4j_password: Secret | None = field(repr=False)
     query_timeout_seconds: float
     plan_timeout_seconds: float
     plan_warming: bool

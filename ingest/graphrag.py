@@ -41,6 +41,7 @@ from contract.arguments import MAX_NAME_LENGTH
 from contract.graph_owned import GRAPH_OWNED_LABELS
 from contract.identifiers import content_workspace_id, workspace_id
 from contract.relation_claims import DESCRIPTION, WEIGHT, description_problem, weight_problem
+from ingest.content_ids import with_content_ids
 from ingest.document_version import (
     DocumentInfo,
     DocumentVersion,
@@ -106,7 +107,13 @@ def read_graphrag(folder: Path, workspace: str) -> GraphRagExport:
     relation_lines: list[list[RelationInput]] = [[] for _ in documents]
     for line, relation in relations:
         relation_lines[line].append(relation)
-    versions = _with_content_ids(documents, passages, entity_lines, relation_lines, ids)
+    drafts = [
+        DocumentVersion(info, passages[i], entity_lines[i], relation_lines[i])
+        for i, info in enumerate(documents)
+    ]
+    versions = with_content_ids(
+        drafts, lambda passage, fingerprint: ids.passage(passage.source_id or "", fingerprint)
+    )
     counts = {
         "documents": len(versions),
         "passages": sum(len(version.passages) for version in versions),
@@ -149,51 +156,6 @@ class _Ids:
             self.tally.add("duplicate_ids", f"{what} {row['id']}")
             return None
         return new_id
-
-
-def _with_content_ids(
-    documents: list[DocumentInfo],
-    passages: list[list[PassageInput]],
-    entity_lines: list[list[EntityInput]],
-    relation_lines: list[list[RelationInput]],
-    ids: _Ids,
-) -> list[DocumentVersion]:
-    """Each document's line with its passages' ids made from its content (module docstring).
-
-    A line's draft names its own passages by their text units' workspace ids, and earlier
-    lines' passages (a relation's support) by their final ids; the draft's content hash is
-    the fingerprint. So a line whose draft is unchanged gets the ids and the content hash it
-    had ("unchanged"), and any change to it, or to an earlier passage it names, gives new ids.
-    """
-    final: dict[str, str] = {}  # a text unit's workspace id -> its passage id
-    versions = []
-    for index, info in enumerate(documents):
-        draft = DocumentVersion(
-            info, passages[index], entity_lines[index], _renamed(relation_lines[index], final)
-        )
-        fingerprint = draft.content_hash()
-        for passage in passages[index]:
-            final[passage.id] = ids.passage(passage.source_id or "", fingerprint)
-        versions.append(
-            DocumentVersion(
-                info,
-                [replace(passage, id=final[passage.id]) for passage in passages[index]],
-                [
-                    replace(entity, mentions=tuple(final.get(p, p) for p in entity.mentions))
-                    for entity in entity_lines[index]
-                ],
-                _renamed(draft.relations, final),
-            )
-        )
-    return versions
-
-
-def _renamed(relations: list[RelationInput], final: dict[str, str]) -> list[RelationInput]:
-    """`relations` with the passages `final` names by their final ids."""
-    return [
-        replace(relation, passage_ids=tuple(final.get(p, p) for p in relation.passage_ids))
-        for relation in relations
-    ]
 
 
 def _documents(rows: list[dict[str, Any]], ids: _Ids) -> list[DocumentInfo]:

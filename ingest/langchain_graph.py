@@ -397,21 +397,36 @@ class _Record:
         return relation, source, target
 
     def _properties(self, value: object, path: str) -> dict[str, PropertyValue]:
-        kept: dict[str, PropertyValue] = {}
-        for key, item in (value if isinstance(value, dict) else {}).items():
-            if (
-                key
-                and key not in RESERVED_RELATION_PROPERTIES
-                and _is_scalar(item)
-                and claim_problem(key, item) is None  # contract/relation_claims.py
-            ):
-                kept[key] = item
-            else:
-                self._tally.add("properties_dropped", f"record {self._number} {path}.{key}")
+        kept, dropped = relation_properties(value)
+        for key in dropped:
+            self._tally.add("properties_dropped", f"record {self._number} {path}.{key}")
         return kept
 
     def _problem(self, reason: str) -> None:
         self._problems.append(reason)
+
+
+def relation_properties(value: object) -> tuple[dict[str, PropertyValue], list[str]]:
+    """The properties of a relationship a relation keeps (strings, numbers and booleans under a
+    name the write path does not set itself, a `description` and a `weight` as
+    contract/relation_claims.py allows them), and the names of the others, which are dropped.
+
+    >>> relation_properties({"since": 1903, "embedding": [0.1], "weight": float("nan")})
+    ({'since': 1903}, ['embedding', 'weight'])
+    """
+    kept: dict[str, PropertyValue] = {}
+    dropped: list[str] = []
+    for key, item in (value if isinstance(value, dict) else {}).items():
+        if (
+            key
+            and key not in RESERVED_RELATION_PROPERTIES
+            and _is_scalar(item)
+            and claim_problem(key, item) is None  # contract/relation_claims.py
+        ):
+            kept[key] = item
+        else:
+            dropped.append(str(key))
+    return kept, dropped
 
 
 def _is_scalar(value: object) -> bool:

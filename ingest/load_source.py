@@ -1,5 +1,6 @@
-"""Loading one source (a bundle file, a GraphRAG output folder or a file of LangChain graph
-documents) through the write path, with
+"""Loading one source (a bundle file, a GraphRAG output folder, a file of LangChain graph
+documents, or a graph in Neo4j that neo4j-graphrag or LLM Graph Builder wrote) through the
+write path, with
 its progress on stderr and its summary on stdout, and making the labels it wrote searchable.
 
 `evidencegraph load`, `evidencegraph demo` and `evidencegraph eval` all load this way
@@ -26,8 +27,11 @@ from ingest.graphrag import read_graphrag
 from ingest.langchain_graph import read_graph_documents
 from ingest.load_progress import progress_display
 from ingest.loader import Loader, LoadResult
+from ingest.source_graph_import import FORMATS as GRAPH_FORMATS
+from ingest.source_graph_import import GraphSource, read_source_graph
 
-FORMATS = ("bundle", "graphrag", "langchain")
+FILE_FORMATS = ("bundle", "graphrag", "langchain")
+FORMATS = (*FILE_FORMATS, *GRAPH_FORMATS)
 DEFAULT_WORKSPACE = "default"
 
 
@@ -55,16 +59,23 @@ def count_lines(path: Path) -> int:
 async def load_source(
     graph: Graph,
     embedder: QueryEmbedder,
-    source: Source,
+    source: Source | GraphSource,
     owned_relation_types: tuple[str, ...] = GRAPH_OWNED_RELATION_TYPES,
 ) -> LoadResult:
     """Load `source` into `graph` with progress on stderr and its summary on stdout.
 
     Raises `NotGraphRagOutput` for a folder that is not one, `NotGraphDocuments` for a file that
-    is not LangChain graph documents.
+    is not LangChain graph documents, `NotASourceGraph` for a graph in Neo4j that is not of
+    its format, `SourceUnavailable` when that graph cannot be read.
     """
     lines: Iterable[tuple[int, DocumentVersion | LineError]]
-    if source.format == "graphrag":
+    if isinstance(source, GraphSource):
+        imported = await read_source_graph(source, owned_relation_types)
+        for warning in imported.warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        lines, total = imported.lines, len(imported.lines)
+        describe = f"{source.describe()}: document"
+    elif source.format == "graphrag":
         export = read_graphrag(source.path, source.documents_workspace)
         for warning in export.warnings:
             print(f"warning: {warning}", file=sys.stderr)
@@ -85,8 +96,9 @@ async def load_source(
             graph_owned_relation_types=owned_relation_types,
             workspace=source.workspace,
         )
+    where = source.describe() if isinstance(source, GraphSource) else source.path
     print(
-        f"loading {source.path} ({source.format}) with {embedder.identity.describe()}",
+        f"loading {where} ({source.format}) with {embedder.identity.describe()}",
         file=sys.stderr,
     )
     with progress_display(describe, total) as display:

@@ -85,6 +85,42 @@ def session_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalSe
 
 
 @pytest.fixture(scope="session")
+def source_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The Bolt URI of a second server, for the graphs `load --from` reads
+    (tests/support/source_server.py says why not a database of the first); started the first
+    time a test asks for it, stopped with the session. Tests use it through `source`."""
+    from localneo4j.pytest_server import private_server
+    from localneo4j.server import stop
+
+    server = private_server(
+        Path(tmp_path_factory.mktemp("neo4j-source")), settings=TEST_SERVER_SETTINGS
+    )
+    try:
+        yield server.bolt_uri
+    finally:
+        stop(server.home)
+
+
+@pytest.fixture(scope="session")
+async def source_driver(source_server: str) -> AsyncIterator[neo4j.AsyncDriver]:
+    async with neo4j.AsyncGraphDatabase.driver(
+        source_server, auth=None, notifications_min_severity="OFF"
+    ) as session_driver:
+        yield session_driver
+
+
+@pytest.fixture
+async def source(source_server: str, source_driver: neo4j.AsyncDriver) -> AsyncIterator[str]:
+    """The source server's URI, its database empty; emptied again when the test ends, so no
+    module leaves anything in it (tests/support/source_server.py)."""
+    from tests.support.source_server import wipe_source
+
+    await wipe_source(source_driver)
+    yield source_server
+    await wipe_source(source_driver)
+
+
+@pytest.fixture(scope="session")
 def neo4j_uri(session_server: LocalServer | None) -> str:
     return os.environ["NEO4J_URI"] if session_server is None else session_server.bolt_uri
 

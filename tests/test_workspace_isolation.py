@@ -8,146 +8,39 @@ workspace's caller reads (tests/support/workspace_reads.py) is byte-identical to
 and after has identical fields and evidence.
 
 The ids read are every id stored before the load and every id the load names (read from the
-source with the loader's own readers), so an id the load creates is read before it exists too.
+source with the loader's own readers), so an id the load creates is read before it exists too
+(tests/support/workspace_isolation.py). The same property over graphs read from Neo4j
+(`load --from`) is tests/test_load_from_neo4j.py's, the one module that starts a source server.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, note, settings
+from hypothesis import given, note, settings
 
-from contract.graph_owned import GRAPH_OWNED_RELATION_TYPES
 from graph.driver import Graph
-from graph.graph_schema import apply_schema
-from ingest.bundle import read_bundle
-from ingest.document_version import DocumentVersion
-from ingest.graphrag import read_graphrag
-from ingest.langchain_graph import read_graph_documents
-from ingest.load_source import Source, load_source
-from tests.conftest import TEST_DIMENSION, Client, serving
-from tests.support.auth_material import bearer
-from tests.support.mcp_sessions import http_session
-from tests.support.workspace_loads import hash_query_embedder
-from tests.support.workspace_reads import (
-    WorkspaceCaller,
-    changed_answers,
-    moved_hits,
-    workspace_view,
+from tests.support.workspace_isolation import (
+    PROFILE,
+    Served,
+    loads_change_nothing_the_other_workspace_reads,
+    serve_two_workspaces,
 )
-from tests.support.workspace_sources import LABELS, QUERIES, WORKSPACES, Load, load_sequences
-
-# Profiles (WORKSPACE_ISOLATION_PROFILE): `isolation-ci` (the default, a dozen examples, about a
-# minute on a quiet machine) and `isolation-first-failure` (the first failing example as drawn,
-# not shrunk: for a busy machine, where shrinking may take many minutes).
-settings.register_profile(
-    "isolation-ci",
-    max_examples=12,
-    deadline=None,
-    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-)
-settings.register_profile(
-    "isolation-first-failure",
-    parent=settings.get_profile("isolation-ci"),
-    phases=[Phase.explicit, Phase.reuse, Phase.generate],
-)
-PROFILE_NAME = os.environ.get("WORKSPACE_ISOLATION_PROFILE", "isolation-ci")
-
-WIPE: str = "MATCH (n) DETACH DELETE n"
-STORED_IDS = (
-    "CALL () { MATCH (e:Entity) RETURN 'entity' AS kind, e.id AS id"
-    " UNION MATCH (c:Chunk) RETURN 'passage' AS kind, c.id AS id"
-    " UNION MATCH (d:Document) RETURN 'document' AS kind, d.id AS id }"
-    " RETURN kind, id"
-)
+from tests.support.workspace_sources import Load, load_sequences
 
 
 @pytest.fixture
 async def served(neo4j_uri: str, graph: Graph, tmp_path: Path) -> AsyncIterator[Served]:
-    """The app with an API key granting A alone and one granting B alone."""
-    await apply_schema(graph, TEST_DIMENSION, labels=list(LABELS))
-    keys = {workspace: f"key-{workspace}-only-0123456789abcdef" for workspace in WORKSPACES}
-    keys_file = tmp_path / "keys.json"
-    keys_file.write_text(json.dumps({key: [workspace] for workspace, key in keys.items()}))
-    auth = {"AUTH_MODE": "apikeys", "AUTH_API_KEYS_FILE": str(keys_file)}
-    # A search on a busy machine may take longer than the served default; what is compared is
-    # the answers, never how long they took.
-    limits = {
-        "GRAPHQL_MAX_ALIASES": "500",
-        "GRAPHQL_MAX_TOKENS": "100000",
-        "REQUEST_TIMEOUT_SECONDS": "600",
-    }
-    async with serving(neo4j_uri, graph, **auth, **limits) as client:
-        # Any query embeds as a load's text does, so SEMANTIC and HYBRID find what they would.
-        client.services.query_embedder = hash_query_embedder()
-        yield Served(client, keys)
+    async with serve_two_workspaces(neo4j_uri, graph, tmp_path) as served:
+        yield served
 
 
-@dataclass
-class Served:
-    client: Client
-    keys: dict[str, str]  # workspace -> the API key granting it alone
-
-    @asynccontextmanager
-    async def callers(self) -> AsyncIterator[dict[str, WorkspaceCaller]]:
-        """A caller per workspace, GraphQL and MCP. Opened in the test's own task (an MCP
-        session's cancel scopes must end in the task that began them)."""
-        async with AsyncExitStack() as stack:
-            callers = {}
-            for workspace, key in self.keys.items():
-                session = await stack.enter_async_context(http_session(self.client, key))
-                callers[workspace] = WorkspaceCaller(workspace, self.client, bearer(key), session)
-            yield callers
-
-
-def named_ids(load: Load, path: Path) -> dict[str, set[str]]:
-    """The entity, passage and document ids the load names, as the loader reads them."""
-    if load.format == "graphrag":
-        versions: list[object] = list(read_graphrag(path, load.workspace).versions)
-    elif load.format == "langchain":
-        documents = read_graph_documents(path, load.workspace, GRAPH_OWNED_RELATION_TYPES)
-        versions = [line for _, line in documents.lines]
-    else:
-        versions = [line for _, line in read_bundle(path, dimensions=TEST_DIMENSION)]
-    named: dict[str, set[str]] = {"entity": set(), "passage": set(), "document": set()}
-    for version in versions:
-        if not isinstance(version, DocumentVersion):
-            continue  # a line the reader refuses writes nothing
-        named["document"].add(version.document.id)
-        named["passage"].update(passage.id for passage in version.passages)
-        named["entity"].update(entity.id for entity in version.entities)
-        for relation in version.relations:
-            named["entity"].update((relation.source, relation.target))
-    return named
-
-
-@settings(settings.get_profile(PROFILE_NAME))
+@settings(PROFILE)
 @given(loads=load_sequences())
 async def test_a_load_into_one_workspace_changes_nothing_the_other_workspace_reads(
     served: Served, graph: Graph, loads: list[Load]
 ) -> None:
     note(repr(loads))
-    await graph.write(WIPE, {})
-    async with served.callers() as callers:
-        with tempfile.TemporaryDirectory() as folder:
-            for load in loads:
-                other = callers["B" if load.workspace == "A" else "A"]
-                path = load.write(Path(folder) / f"load-{load.number}")
-                ids = named_ids(load, path)
-                for row in await graph.read(STORED_IDS, {}):
-                    ids[row["kind"]].add(row["id"])
-                read = (sorted(ids["entity"]), sorted(ids["passage"]), sorted(ids["document"]))
-                before = await workspace_view(other, *read, list(QUERIES))
-                await load_source(
-                    graph, hash_query_embedder(), Source(path, load.format, load.workspace)
-                )
-                after = await workspace_view(other, *read, list(QUERIES))
-                assert changed_answers(before, after) == {}, (load, other.workspace)
-                assert moved_hits(before, after) == {}, (load, other.workspace)
+    await loads_change_nothing_the_other_workspace_reads(served, graph, loads)

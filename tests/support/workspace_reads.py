@@ -125,7 +125,9 @@ async def workspace_view(
         async with at_once:
             return await _tool(caller, name, arguments)
 
-    exact: dict[str, Any] = {"lookups": graphql(_lookups(entity_ids, passage_ids), scope)}
+    exact: dict[str, Any] = {}
+    if entity_ids or passage_ids:  # a load whose every line is refused names none
+        exact["lookups"] = graphql(_lookups(entity_ids, passage_ids), scope)
     for depth in (1, 2):
         for entity_id in entity_ids:
             query = (
@@ -146,7 +148,7 @@ async def workspace_view(
     }
     answers = await asyncio.gather(*exact.values(), *searches.values())
     view = WorkspaceView(exact=dict(zip(exact, answers[: len(exact)], strict=True)))
-    assert "errors" not in view.exact["lookups"], view.exact["lookups"]
+    assert "errors" not in view.exact.get("lookups", {}), view.exact["lookups"]
     assert "errors" not in view.exact["_entities"], view.exact["_entities"]
     for (kind, mode, text), body in zip(searches, answers[len(exact) :], strict=True):
         assert "errors" not in body, body

@@ -1,6 +1,7 @@
 """Hypothesis strategies for sources loaded into two workspaces that reuse each other's ids:
 bundle lines, GraphRAG output folders (parquet tables in the layout ingest/graphrag_tables.py
-reads) and LangChain graph document files (ingest/langchain_graph.py's format).
+reads), LangChain graph document files (ingest/langchain_graph.py's format), and graphs in
+Neo4j laid out as neo4j-graphrag or LLM Graph Builder writes them (`load --from`).
 
 Every source draws its entity ids, relation ids, names, labels and descriptions from small
 pools shared by both workspaces, so the same id or name is named from both sides often: a
@@ -9,6 +10,12 @@ bundle entity id is a GraphRAG entity id or a LangChain node id elsewhere, a Gra
 makes it per workspace. Documents and passages are fresh per source (the loaders already
 refuse a document or passage of another workspace), so a drawn load is mostly written, not
 refused.
+
+A graph in Neo4j is drawn once per sequence and layout, as graph documents (one chunk each),
+and every load of that layout in the sequence reads it, into either workspace: the same graph
+loaded side by side, again (unchanged), or after its first chunk was edited (`GraphLoad.edited`:
+its document's next version). So a sequence costs the source server one write per layout it
+reads, and an edit is one statement (tests/support/source_server.py `SourceHolder`).
 
     loads = data.draw(load_sequences())
     path = loads[0].write(tmp_path / "load-0")
@@ -43,6 +50,22 @@ TEXTS = (
     "Acme Corp hired Ada Lovelace.",
 )
 QUERIES = ("acme corp", "engine ada")
+FILE_FORMATS = ("bundle", "graphrag", "langchain")
+GRAPH_FORMATS = ("neo4j-graphrag", "llm-graph-builder")  # read from the source server
+
+
+def edited_text(text: str) -> str:
+    """Another of TEXTS: what an edited chunk reads."""
+    return TEXTS[(TEXTS.index(text) + 1) % len(TEXTS)]
+
+
+@dataclass(frozen=True)
+class GraphLoad:
+    """A graph in Neo4j as a load reads it: the sequence's graph documents of its layout, with
+    the first one's chunk reading `edited_text` of its own when `edited`."""
+
+    graph_documents: list[dict[str, Any]]
+    edited: bool
 
 
 @dataclass(frozen=True)
@@ -50,12 +73,14 @@ class Load:
     """One source loaded into one workspace. `number` makes its documents and passages fresh."""
 
     workspace: str
-    format: str  # bundle, graphrag, langchain
+    format: str  # one of FILE_FORMATS or GRAPH_FORMATS
     number: int
-    content: Any  # bundle: lines; graphrag: {table: columns}; langchain: records
+    content: Any  # bundle: lines; graphrag: {table: columns}; langchain: records; a GraphLoad
 
     def write(self, folder: Path) -> Path:
         """The source as files under `folder`: the path `evidencegraph load` is given."""
+        if self.format in GRAPH_FORMATS:
+            raise ValueError(f"a {self.format} load reads the source server, not files")
         folder.mkdir(parents=True, exist_ok=True)
         if self.format == "graphrag":
             for table, columns in self.content.items():
@@ -202,18 +227,43 @@ def langchain_records(draw: st.DrawFn, number: int) -> list[dict[str, Any]]:
 
 
 @st.composite
-def loads(draw: st.DrawFn, number: int) -> Load:
+def loads(
+    draw: st.DrawFn,
+    number: int,
+    formats: tuple[str, ...] = FILE_FORMATS,
+    graphs: dict[str, list[dict[str, Any]]] | None = None,
+) -> Load:
+    """One load of one of `formats`; a graph format's reads `graphs[format]`, drawn on first
+    use (so every load of that layout in a sequence reads the same graph)."""
     workspace = draw(st.sampled_from(WORKSPACES))
-    kind = draw(st.sampled_from(("bundle", "graphrag", "langchain")))
+    kind = draw(st.sampled_from(formats))
     if kind == "bundle":
         return Load(workspace, kind, number, draw(bundle_lines(workspace, number)))
     if kind == "graphrag":
         return Load(workspace, kind, number, draw(graphrag_tables(number)))
+    if kind in GRAPH_FORMATS:
+        graphs = {} if graphs is None else graphs
+        if kind not in graphs:
+            graphs[kind] = draw(langchain_records(100 + GRAPH_FORMATS.index(kind)))
+        return Load(workspace, kind, number, GraphLoad(graphs[kind], draw(st.booleans())))
     return Load(workspace, kind, number, draw(langchain_records(number)))
 
 
 @st.composite
-def load_sequences(draw: st.DrawFn, min_size: int = 2, max_size: int = 3) -> list[Load]:
-    """Loads one after another, into either workspace, each with documents of its own."""
+def load_sequences(
+    draw: st.DrawFn,
+    min_size: int = 2,
+    max_size: int = 3,
+    formats: tuple[str, ...] = FILE_FORMATS,
+    at_least_one_of: tuple[str, ...] = (),
+) -> list[Load]:
+    """Loads one after another, into either workspace, each with documents of its own (a graph
+    format's: the sequence's graph of its layout); one of them, at least, of `at_least_one_of`
+    when given."""
     count = draw(st.integers(min_size, max_size))
-    return [draw(loads(number)) for number in range(1, count + 1)]
+    forced = draw(st.integers(1, count)) if at_least_one_of else None
+    graphs: dict[str, list[dict[str, Any]]] = {}
+    return [
+        draw(loads(number, at_least_one_of if number == forced else formats, graphs))
+        for number in range(1, count + 1)
+    ]
