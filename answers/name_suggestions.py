@@ -1,7 +1,8 @@
 """Names for a "did you mean" (issue 40 §3): the query checked as a search's is (contract §3,
 §7), its fuzzy terms (retrieval/fuzzy_words.py), the labels to read from the index catalog by
 the entity search's rules (answers/catalog_search.py: the same `INDEX_NOT_READY`), and one
-statement (graph/name_suggestions.py). Offered beside a search, never in place of it."""
+statement (graph/name_suggestions.py), the closest names kept (retrieval/fuzzy_words.py).
+Offered beside a search, never in place of it."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from contract.scope import Scope
 from graph.catalog_cache import SearchResult
 from graph.index_catalog import IndexCatalog
 from graph.name_suggestions import SuggestionTarget, name_suggestions
-from retrieval.fuzzy_words import fuzzy_terms
+from retrieval.fuzzy_words import closest, fuzzy_terms
 
 
 def suggestion_targets(
@@ -45,7 +46,7 @@ async def suggest_names(
         return []  # only function words or single letters: nothing to be close to
 
     async def run(targets: list[SuggestionTarget], _: None) -> SearchResult[str]:
-        return await name_suggestions(context.graph, effective, targets, terms, limit)
+        return await name_suggestions(context.graph, effective, targets, terms)
 
     async def no_vector() -> None:
         return None
@@ -58,4 +59,4 @@ async def suggest_names(
             embed=no_vector,
         )
     )
-    return answered.records
+    return closest(query, answered.records, limit)

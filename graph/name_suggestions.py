@@ -5,7 +5,8 @@ The words are retrieval/fuzzy_words.py's (the lexical rule's content words, each
 `~N`), sent on `name` alone and confined to the caller's workspaces where the index covers the
 owner key (graph/fulltext_query.py). A name is offered only when an in-scope passage mentions
 its entity (`entity_returnable`, graph/visibility.py), so no name outside the scope is ever
-offered. Each name once, at its best score; ties by name.
+offered. Each name once, at its best score, ties by name; answers/name_suggestions.py keeps the
+closest.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from graph.lookups import scoped
 from graph.mention_reads import ScopeShape, for_each_shape, scope_shape
 from graph.visibility import entity_returnable
 
-# Lucene's fuzzy candidates per label before the scope is applied: enough for a page's few
-# suggestions when some of them are another workspace's unowned entities.
+# Lucene's fuzzy candidates per label before the scope is applied, and the names returned:
+# enough for a page's few suggestions when some are out of scope, for the closest to be among
+# them (retrieval/fuzzy_words.py `closest` orders them).
 CANDIDATES_PER_LABEL = 50
 
 
@@ -37,7 +39,7 @@ def _suggestions(shape: ScopeShape) -> LiteralString:
         " WITH node, max(score) AS score"
         " WHERE " + entity_returnable("node", shape) + " WITH toStringOrNull(node.name) AS name,"
         "  max(score) AS score WHERE name IS NOT NULL"
-        " WITH name, score ORDER BY score DESC, name LIMIT $limit"
+        " WITH name, score ORDER BY score DESC, name LIMIT $candidates"
         " WITH collect(name) AS names"
         " UNWIND range(0, size(names) - 1) AS position"
         " RETURN names[position] AS name, position"
@@ -57,10 +59,11 @@ class SuggestionTarget:
 
 
 async def name_suggestions(
-    graph: Graph, scope: Scope, targets: Sequence[SuggestionTarget], terms: str, limit: int
+    graph: Graph, scope: Scope, targets: Sequence[SuggestionTarget], terms: str
 ) -> SearchResult[str]:
-    """Up to `limit` names, best first; `terms` is retrieval/fuzzy_words.py's `fuzzy_terms`.
-    `IndexGone` when a target's index no longer exists."""
+    """Up to `CANDIDATES_PER_LABEL` names, best Lucene score first; `terms` is
+    retrieval/fuzzy_words.py's `fuzzy_terms`. `IndexGone` when a target's index no longer
+    exists."""
     keys = scope_keys(scope)
     parameters = scoped(
         scope,
@@ -72,7 +75,6 @@ async def name_suggestions(
             for target in targets
         ],
         candidates=CANDIDATES_PER_LABEL,
-        limit=limit,
     )
     found = await read_marked(graph, _STATEMENTS[scope_shape(scope)], parameters)
     return SearchResult([str(row["name"]) for row in found.rows], found.generation)

@@ -78,7 +78,8 @@ class Query(FederationQuery):
             "that hold a word within a few typing mistakes of one of the query's words "
             "(Lucene's fuzzy match on each searched label's name index: words of 3 to 5 "
             "characters within one edit, longer ones within two; shorter words and numbers as "
-            "written; function words left out), best match first, each name once. It does not "
+            "written; function words left out), each name once, the closest first: nearest to "
+            "more of the query's words, then with fewer other words. It does not "
             "change `searchEntities`, whose lexical rule stays as written: offer these beside "
             "its answer. Empty when the query has no word to be close to."
         )

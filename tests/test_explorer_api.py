@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from graph.driver import Graph
 from graph.graph_schema import apply_schema
-from retrieval.fuzzy_words import fuzzy_terms
+from retrieval.fuzzy_words import closest, fuzzy_terms
 from tests.conftest import TEST_DIMENSION, Client
 from tests.support.graph_builder import GraphBuilder
 from tests.test_statement_plans import plans_of, whole_store_reads
@@ -152,6 +152,20 @@ async def test_each_name_is_offered_once_best_first_and_at_most_limit(
     assert await suggested(client, "Scrooge", limit=1) == ["Scrooge"]
     refused = await client.execute(SUGGEST, {"query": "Scrooge", "limit": 21})
     assert refused["errors"][0]["extensions"]["code"] == "MALFORMED"
+
+
+def test_the_names_nearest_to_more_of_the_words_come_first_then_those_with_fewer_other_words() -> (
+    None
+):
+    names = ["SCROOGE'S FUNERAL", "SCROOGE AND MARLEY", "EBENEZER SCROOGE", "SCROOGE", "SCROOGE"]
+    assert closest("Scroge", names, 5) == [
+        "SCROOGE",
+        "EBENEZER SCROOGE",
+        "SCROOGE'S FUNERAL",
+        "SCROOGE AND MARLEY",
+    ]
+    assert closest("Ebenezer Scroge", names, 2) == ["EBENEZER SCROOGE", "SCROOGE"]
+    assert closest("Marly Scroge", names, 1) == ["SCROOGE AND MARLEY"]
 
 
 async def test_the_labels_named_are_the_only_ones_read(
