@@ -158,14 +158,28 @@ export function queryExcerpt(passage: string, query: string): Node[] {
   return render(text, spans.map((span) => window(text, span, marks)), marks);
 }
 
-/** An entity's evidence: the sentences where `name` is named, marked (and the query's words,
- * when there is a query); the query's excerpt when the passage never names it. */
+/** An entity's evidence: the sentences where `name` is named, marked; with a query, the one
+ * holding most of its words first, and, when none of them holds any, the sentence that holds
+ * most of the query's words beside it (marked too). The query's excerpt when the passage never
+ * names it. */
 export function entityExcerpt(passage: string, name: string, query = ""): Node[] {
   const text = unwrap(passage);
   const named = nameRanges(text, name);
   if (named.length === 0) return queryExcerpt(text, query);
-  const marks = marksOf([named, "name"], [wordRanges(text, contentWords(query)), "query"]);
-  const chosen = best(sentences(text), named.map((range) => [range]), SENTENCES);
+  const words = contentWords(query);
+  const perWord = words.map((word) => wordRanges(text, [word]));
+  const marks = marksOf([named, "name"], [perWord.flat(), "query"]);
+  const all = sentences(text);
+  const held = (span: Range) => perWord.filter((ranges) => ranges.some((range) => within(range, span))).length;
+  const naming = all
+    .filter((span) => named.some((range) => within(range, span)))
+    .map((span, order) => ({ span, order, held: held(span) }))
+    .sort((a, b) => b.held - a.held || a.order - b.order);
+  const chosen = naming.slice(0, SENTENCES).map(({ span }) => span);
+  if (words.length && naming[0]!.held === 0) {
+    const asked = best(all, perWord, 1);
+    if (asked.length) chosen.splice(1, 1, asked[0]!);
+  }
   return render(text, chosen.map((span) => window(text, span, marks)), marks);
 }
 

@@ -217,7 +217,8 @@ export function drawGraph(
   const weights = edges.map((edge) => edge.weight).filter((w): w is number => w !== null && Number.isFinite(w));
   const range: [number, number] = [Math.min(...weights), Math.max(...weights)];
   const known = new Map([...memory].filter(([id]) => nodes.some((node) => node.id === id)));
-  const fresh = nodes.filter((node) => !known.has(node.id));
+  const fresh = known.size === 0 ? [] : nodes.filter((node) => !known.has(node.id));
+  const isFresh = new Set(fresh.map((node) => node.id));
   const seeds =
     known.size === 0 ? ringPositions(nodes, many ? 22 : 60) : aroundParents(fresh, parentOf, known);
   const cy = cytoscape({
@@ -260,8 +261,10 @@ export function drawGraph(
           animate: false,
           fit: false,
           nodeDimensionsIncludeLabels: false,
-          idealEdgeLength: () => 110,
-          nodeRepulsion: () => 16000,
+          // An expansion's new nodes keep closer to the node they came from.
+          idealEdgeLength: (edge: cytoscape.EdgeSingular) =>
+            isFresh.has(edge.source().id()) || isFresh.has(edge.target().id()) ? 70 : 110,
+          nodeRepulsion: (node: cytoscape.NodeSingular) => (isFresh.has(node.id()) ? 6000 : 16000),
           ...(fixed.length ? { fixedNodeConstraint: fixed } : {}),
         } as cytoscape.LayoutOptions)
         .run(),

@@ -30,6 +30,7 @@ type Edge = Walk["edges"][number];
 type Node = Walk["nodes"][number];
 
 const walks = new Map<string, Walk>();
+const NEIGHBOURS_AT_ONCE = 30; // listed in a node's details before "Show the other …"
 // Where each node of a walk was drawn, by the walk's start, bounds and scope.
 const places = new Map<string, Map<string, cytoscape.Position>>();
 let drawn: DrawnGraph | null = null;
@@ -404,10 +405,11 @@ function render(target: HTMLElement, view: WalkView, scope: Scope, merged: Merge
       around.set(other, [...(around.get(other) ?? []), edge]);
     }
     const neighbours = [...around].sort((a, b) => b[1].length - a[1].length || name(a[0]).localeCompare(name(b[0])));
-    const relations = h(
-      "ul",
-      { class: "relations" },
-      neighbours.map(([other, ties]) => {
+    // A hub's hundreds of neighbours: the first ones at once, the rest on demand, so a click
+    // is answered at once.
+    const relations = h("ul", { class: "relations" });
+    const addNeighbours = (from: number, to: number) =>
+      neighbours.slice(from, to).map(([other, ties]) => {
         const neighbour = h("button", { type: "button", class: "neighbour" }, name(other));
         neighbour.addEventListener("click", () => select({ kind: "node", id: other }, "list"));
         return h(
@@ -428,8 +430,17 @@ function render(target: HTMLElement, view: WalkView, scope: Scope, merged: Merge
             }),
           ),
         );
-      }),
-    );
+      });
+    relations.append(...addNeighbours(0, NEIGHBOURS_AT_ONCE));
+    const rest = neighbours.length - NEIGHBOURS_AT_ONCE;
+    const more = rest > 0 ? h("button", { type: "button", class: "more-neighbours" }, `Show the other ${counted(rest, "neighbour")}`) : null;
+    more?.addEventListener("click", () => {
+      const added = addNeighbours(NEIGHBOURS_AT_ONCE, neighbours.length);
+      relations.append(...added);
+      roving(relations);
+      more.remove();
+      added[0]?.querySelector("button")?.focus();
+    });
     const expandButton = h("button", { type: "button", class: "expand", disabled: expanded.has(id) }, expanded.has(id) ? "Expanded" : "Expand (walk from it)");
     expandButton.addEventListener("click", () => expand(id, "graph"));
     replace(
@@ -447,6 +458,7 @@ function render(target: HTMLElement, view: WalkView, scope: Scope, merged: Merge
       h("p", { class: "actions" }, expandButton),
       h("h4", {}, `Relations (${counted([...around.values()].flat().length, "relation")}), by neighbour`),
       neighbours.length ? relations : h("p", { class: "empty" }, "None in this walk."),
+      more,
     );
     paintSwatches(details);
     roving(relations);
