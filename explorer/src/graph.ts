@@ -74,7 +74,9 @@ function styleFor(many: boolean): cytoscape.StylesheetJson {
       style: {
         label: "data(name)",
         "background-color": "data(colour)",
-        "border-width": 1,
+        // A large walk's nodes are drawn plainer: each outline is one more stroke per node
+        // in every frame.
+        "border-width": many ? 0 : 1,
         "border-color": "#1a202c",
         color: "#1a202c",
         "font-size": "data(font)",
@@ -82,7 +84,7 @@ function styleFor(many: boolean): cytoscape.StylesheetJson {
         "text-valign": "bottom",
         "text-margin-y": 3,
         "text-outline-color": "#ffffff",
-        "text-outline-width": 2,
+        "text-outline-width": many ? 0 : 2,
         "text-wrap": "ellipsis",
         "text-max-width": "140px",
         width: "data(size)",
@@ -109,11 +111,11 @@ function styleFor(many: boolean): cytoscape.StylesheetJson {
     { selector: ".faded", style: { opacity: 0.15 } },
     { selector: ".hidden", style: { display: "none" } },
     {
-      selector: "node:selected",
+      selector: "node.chosen",
       style: { "underlay-color": "#dd6b20", "underlay-padding": 7, "underlay-opacity": 0.85, "underlay-shape": "ellipse" },
     },
     {
-      selector: "edge:selected",
+      selector: "edge.chosen",
       style: {
         "line-color": "#c05621",
         "target-arrow-color": "#c05621",
@@ -246,7 +248,8 @@ export function drawGraph(
     minZoom: 0.05,
     maxZoom: 4,
     boxSelectionEnabled: false,
-    selectionType: "single",
+    // The selection is the page's (`show`, the class `chosen`), not cytoscape's own.
+    autounselectify: true,
     hideEdgesOnViewport: many,
     textureOnViewport: many,
   });
@@ -281,18 +284,22 @@ export function drawGraph(
 
   // What is selected, and the keyboard's place on the drawing.
   let selected: Selection = null;
+  // Only the elements whose state changes are restyled: a click on a hub of 500 touches none.
   const show = (selection: Selection) => {
     selected = selection;
     cy.batch(() => {
-      cy.elements().unselect().removeClass("faded");
-      const element = selection ? cy.getElementById(selection.id) : null;
-      if (!element || element.empty()) return;
-      element.select();
-      const lit =
-        selection?.kind === "node"
+      const element = selection ? cy.getElementById(selection.id) : cy.collection();
+      const lit = element.empty()
+        ? cy.elements()
+        : selection?.kind === "node"
           ? (element as cytoscape.NodeSingular).closedNeighborhood()
           : element.union((element as cytoscape.EdgeSingular).connectedNodes());
-      cy.elements().not(lit).addClass("faded");
+      const fade = cy.elements().not(lit);
+      const faded = cy.elements(".faded");
+      faded.not(fade).removeClass("faded");
+      fade.not(faded).addClass("faded");
+      cy.elements(".chosen").not(element).removeClass("chosen");
+      element.addClass("chosen");
     });
   };
   cy.on("tap", "node, edge", (event) => {
@@ -342,7 +349,13 @@ export function drawGraph(
     }
   });
 
-  const resized = new ResizeObserver(() => cy.resize());
+  // The box changes with the window, or a phone's sheet: cytoscape must know, or a tap lands
+  // where a node was. (The observer's first call, at once, is the size cytoscape has.)
+  let observed = false;
+  const resized = new ResizeObserver(() => {
+    if (observed) cy.resize();
+    observed = true;
+  });
   resized.observe(container);
   container.dataset["drawMs"] = (performance.now() - started).toFixed(1);
   container.dataset["nodes"] = String(nodes.length);

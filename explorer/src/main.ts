@@ -46,7 +46,9 @@ function tokenForm(): HTMLElement | null {
     setToken(input.value);
     void start();
   });
-  return form;
+  // Once a token is in use it folds away like the scope; without one it is what the page asks.
+  if (currentToken() === null || labelsError !== null) return form;
+  return h("details", { class: "token-panel" }, h("summary", {}, "Token"), form);
 }
 
 /** A labelled comma-separated text field with its hint. */

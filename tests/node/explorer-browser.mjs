@@ -248,7 +248,7 @@ async function drawing() {
         y: n.position().y,
         hidden: n.hasClass("hidden"),
       })),
-      selected: cy.$(":selected").map((e) => e.id()),
+      selected: cy.$(".chosen").map((e) => e.id()),
     };
   });
 }
