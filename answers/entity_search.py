@@ -93,12 +93,18 @@ def entity_search_request(
     check_range("limit", limit, SEARCH_LIMIT)
     check_range("supportLimit", support_limit, SUPPORT_LIMIT)
     checked_query(query)
-    chosen_labels = check_names("labels", list(labels) if labels is not None else None, MAX_LABELS)
-    if chosen_labels is not None and not chosen_labels:
-        raise Malformed("labels", "name at least one label, or omit it to search every label")
     return EntitySearch(
-        query, chosen_labels, checked_mode(mode), limit, support_limit, with_text=with_text
+        query, checked_labels(labels), checked_mode(mode), limit, support_limit, with_text=with_text
     )
+
+
+def checked_labels(labels: Sequence[str] | None) -> tuple[str, ...] | None:
+    """The labels a search names (None: every label); MALFORMED for an empty list or a bad
+    name (contract §5's name rules)."""
+    chosen = check_names("labels", list(labels) if labels is not None else None, MAX_LABELS)
+    if chosen is not None and not chosen:
+        raise Malformed("labels", "name at least one label, or omit it to search every label")
+    return chosen
 
 
 async def read_external_store(

@@ -36,6 +36,7 @@ EVIDENCE_LIMIT = dataclasses.replace(SUPPORT_LIMIT, what="How many passages")  #
 EVIDENCE_PAGE_SIZE = Bound(1, 100, 10, "How many passages per page")
 DOCUMENT_PAGE_SIZE = dataclasses.replace(EVIDENCE_PAGE_SIZE, default=20)
 MENTIONS_LIMIT = Bound(0, 50, 20, "At most this many entities")
+SUGGESTION_LIMIT = Bound(1, 20, 5, "At most this many names")  # Query.nameSuggestions
 WALK_DEPTH = Bound(1, 2, 1, "How many steps out from the start")  # contract §5
 WALK_MAX_NODES = Bound(1, 500, 50, "At most this many entities in `nodes`, the start included")
 WALK_MAX_EDGES = Bound(1, 1000, 100, "At most this many edges")

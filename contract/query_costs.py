@@ -36,6 +36,7 @@ from contract.arguments import (
     EVIDENCE_LIMIT,
     MENTIONS_LIMIT,
     SEARCH_LIMIT,
+    SUGGESTION_LIMIT,
     SUPPORT_LIMIT,
     WALK_DEPTH,
     WALK_MAX_CANDIDATES,
@@ -144,7 +145,11 @@ COSTS: dict[tuple[str, str], CostRule] = {
     ("Query", "entity"): CostRule(reads=ONE),
     ("Query", "passage"): CostRule(reads=ONE),
     ("Query", "entityLabels"): CostRule(reads=ONE),
-    ("Query", "grantedWorkspaces"): CostRule(reads=ONE),  # the grant, no graph read
+    # The grant; with AUTH_MODE=none, one read of the documents' workspaces.
+    ("Query", "grantedWorkspaces"): CostRule(reads=ONE),
+    ("Query", "nameSuggestions"): CostRule(
+        reads=argument("limit", SUGGESTION_LIMIT), items=argument("limit", SUGGESTION_LIMIT)
+    ),
     ("Query", "_entities"): CostRule(
         reads=ONE, items=count("representations", MAX_REPRESENTATIONS)
     ),

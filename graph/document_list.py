@@ -1,4 +1,5 @@
-"""The documents a graph serves, and its workspaces: what `evidencegraph documents` lists.
+"""The documents a graph serves, and its workspaces: what `evidencegraph documents` lists, and
+the workspaces `grantedWorkspaces` offers a caller granted every one (`AUTH_MODE=none`).
 
 A document is listed when a reader could see it (contract §1, `document_visible`: a committed
 current version that is not a deletion), with that version's passages counted the way a reader
@@ -28,6 +29,13 @@ DOCUMENTS_IN_SCOPE: LiteralString = (
 )
 
 
+# The workspaces of the documents a reader could see, each once, sorted.
+WORKSPACES_WITH_DOCUMENTS: LiteralString = (
+    "MATCH (d:Document) WHERE " + document_visible("d") + " AND d.workspace IS NOT NULL"
+    " RETURN DISTINCT toString(d.workspace) AS workspace ORDER BY workspace"
+)
+
+
 @dataclass(frozen=True, slots=True)
 class ListedDocument:
     id: str
@@ -51,3 +59,9 @@ async def list_documents(graph: Graph, workspace: str | None = None) -> list[Lis
         )
         for row in rows
     ]
+
+
+async def workspaces_with_documents(graph: Graph) -> list[str]:
+    """Every workspace that holds a document a reader could see, sorted."""
+    rows = await graph.read(WORKSPACES_WITH_DOCUMENTS, Scope(workspaces=None).cypher_parameters())
+    return [row["workspace"] for row in rows]

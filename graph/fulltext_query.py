@@ -38,7 +38,9 @@ _UNOWNED = f"(*:* -{OWNER_KEY}:[* TO *])"
 
 def fulltext_query(words: str, fields: Sequence[str], keys: Sequence[str] | None) -> str:
     """`words` on `fields`, confined to the nodes owned by `keys` or by nobody; `keys` None
-    reads every workspace. `words` is a query's lexical form (plain words and spaces)."""
+    reads every workspace. `words` is a query's lexical form (plain words and spaces), or a
+    "did you mean"'s fuzzy terms (plain words, each perhaps with `~1` or `~2`:
+    retrieval/fuzzy_words.py)."""
     if not fields or not all(_FIELD.fullmatch(field) for field in fields):
         raise ValueError(f"not field names: {fields!r}")
     on_fields = " ".join(f"{field}:({words})" for field in fields)

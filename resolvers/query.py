@@ -6,8 +6,9 @@ from typing import Annotated
 
 import strawberry
 
-from contract.arguments import SEARCH_LIMIT, SUPPORT_LIMIT, check_id
-from resolvers import entity_search, passage_search
+from answers.granted_workspaces import granted_workspaces
+from contract.arguments import SEARCH_LIMIT, SUGGESTION_LIMIT, SUPPORT_LIMIT, check_id
+from resolvers import entity_search, name_suggestions, passage_search
 from resolvers.context import Info
 from resolvers.entity import Entity
 from resolvers.entity_hit import EntityHit
@@ -73,6 +74,35 @@ class Query(FederationQuery):
 
     @strawberry.field(
         description=(
+            'Names for a "did you mean": the names of entities a passage in scope mentions '
+            "that hold a word within a few typing mistakes of one of the query's words "
+            "(Lucene's fuzzy match on each searched label's name index: words of 3 to 5 "
+            "characters within one edit, longer ones within two; shorter words and numbers as "
+            "written; function words left out), each name once, the closest first: nearest to "
+            "more of the query's words, then with fewer other words. It does not "
+            "change `searchEntities`, whose lexical rule stays as written: offer these beside "
+            "its answer. Empty when the query has no word to be close to."
+        )
+    )
+    async def name_suggestions(
+        self,
+        info: Info,
+        query: QueryArgument,
+        scope: ScopeArgument = None,
+        labels: Annotated[
+            list[str] | None,
+            strawberry.argument(
+                description="Only these entity labels (see `entityLabels`); omit for all."
+            ),
+        ] = None,
+        limit: Annotated[
+            int, strawberry.argument(description=SUGGESTION_LIMIT.description)
+        ] = SUGGESTION_LIMIT.default,
+    ) -> list[str]:
+        return await name_suggestions.name_suggestions(info, query, scope, labels, limit)
+
+    @strawberry.field(
+        description=(
             "Find visible passages by their words and by meaning. Returns at most `limit` "
             "passages, best first."
         )
@@ -135,11 +165,13 @@ class Query(FederationQuery):
     @strawberry.field(
         description=(
             "The workspaces your credentials grant, sorted: the choices a `scope.workspaces` "
-            "may name. Null when they grant every workspace (AUTH_MODE=none). Reads no data."
+            "may name, read from the credentials alone. When they grant every workspace "
+            "(AUTH_MODE=none): the workspaces that hold a document you could read (one read). "
+            "Never null; nullable for the clients written when it was null under AUTH_MODE=none."
         )
     )
-    def granted_workspaces(self, info: Info) -> list[str] | None:
-        return info.context.caller_grant().listed()
+    async def granted_workspaces(self, info: Info) -> list[str] | None:
+        return await granted_workspaces(info.context.answers, info.context.caller_grant())
 
     walk: WalkResult = strawberry.field(
         resolver=walk,

@@ -12,6 +12,7 @@ from api.schema import create_schema
 from contract.arguments import (
     EVIDENCE_LIMIT,
     SEARCH_LIMIT,
+    SUGGESTION_LIMIT,
     SUPPORT_LIMIT,
     WALK_DEPTH,
     WALK_MAX_CANDIDATES,
@@ -26,6 +27,7 @@ BOUNDED = [
     ("Query", "searchEntities", "limit", SEARCH_LIMIT),
     ("Query", "searchEntities", "supportLimit", SUPPORT_LIMIT),
     ("Query", "searchPassages", "limit", SEARCH_LIMIT),
+    ("Query", "nameSuggestions", "limit", SUGGESTION_LIMIT),
     ("Query", "walk", "depth", WALK_DEPTH),
     ("Query", "walk", "maxNodes", WALK_MAX_NODES),
     ("Query", "walk", "maxEdges", WALK_MAX_EDGES),

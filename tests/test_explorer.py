@@ -28,6 +28,7 @@ from api.explorer import EXPLORER_DIR, check_built, missing_build
 from api.persisted_queries import MANIFEST_NAME, load_manifest, sha256_hex
 from api.settings import SettingsError
 from contract.errors import Unauthenticated
+from retrieval.stop_words import STOP_WORDS
 from tests.conftest import settings_for_tests as settings_for
 from tests.support.node_tools import explorer_built
 
@@ -56,11 +57,14 @@ async def test_the_page_loads_only_its_own_built_files_under_a_strict_policy(
     assert "<style" not in page.text and not re.search(r"<script(?![^>]*\bsrc=)", page.text)
     assert not re.search(r"(src|href)=\"(https?:)?//", page.text)  # nothing from another host
     referenced = re.findall(r"(?:src|href)=\"(/explore/assets/[^\"]+)\"", page.text)
-    assert {name.rsplit(".", 1)[1] for name in referenced} == {"js", "css"}
+    # The script, the style sheet, and the favicon (issue 40 §4: "The favicon is served").
+    assert {name.rsplit(".", 1)[1] for name in referenced} == {"js", "css", "svg"}
+    assert re.search(r'<link rel="icon" type="image/svg\+xml" href="/explore/assets/', page.text)
     for path in referenced:
         asset = await explorer_client.get(path)
         assert asset.status_code == 200, path
-        assert asset.headers["content-type"].startswith(("text/javascript", "text/css")), path
+        types = ("text/javascript", "text/css", "image/svg+xml")
+        assert asset.headers["content-type"].startswith(types), path
 
 
 async def test_only_the_files_the_build_wrote_are_served(
@@ -177,3 +181,13 @@ def test_the_explorer_manifest_covers_every_operation_and_each_id_is_its_body_ha
     bundled = (EXPLORER_DIR / "src" / "gql" / "persisted.ts").read_text()
     hashes = dict(re.findall(r'^  (\w+): "([0-9a-f]{64})",$', bundled, re.MULTILINE))
     assert hashes == {name: operation["id"] for name, operation in shipped.items()}
+
+
+def test_the_page_leaves_out_the_same_function_words_as_the_search() -> None:
+    """The page marks a query's words as the lexical search reads them (issue 40 §1, "The query
+    highlighter marks fragments"): src/words.ts keeps its own copy of the function words, which
+    must be retrieval/stop_words.py's, word for word."""
+    source = (EXPLORER_DIR / "src" / "words.ts").read_text()
+    block = re.search(r"const FUNCTION_WORDS = `([^`]*)`", source)
+    assert block is not None
+    assert frozenset(block.group(1).split()) == STOP_WORDS

@@ -212,10 +212,10 @@ def test_fuzzed_operations_never_fail_or_leak(fuzz_service: Served, fuzz_graph: 
     }
     OUTPUT.write_text(json.dumps(summary, indent=2))
     assert not failures, failures[:5]
-    # The six fields that take arguments send about that many each; `_service`,
+    # The seven fields that take arguments send about that many each; `_service`,
     # `entityLabels` and `grantedWorkspaces` take none.
-    assert sum(sent.values()) >= 5 * EXAMPLES_PER_OPERATION, summary
-    assert len(sent) == 9, sent  # every root field, `_entities` and `_service` included
+    assert sum(sent.values()) >= 6 * EXAMPLES_PER_OPERATION, summary
+    assert len(sent) == 10, sent  # every root field, `_entities` and `_service` included
     assert clean_log(fuzz_service) is None, clean_log(fuzz_service)
 
 

@@ -1,7 +1,8 @@
 """`grantedWorkspaces` (docs/contract.md §6; issue 26, "Scope: the workspaces the token grants"):
-the workspaces the caller's credentials grant, sorted, or null when they grant every workspace
-(AUTH_MODE=none, contract §8). It answers from the credentials alone: no statement reaches Neo4j.
-Tested on the app with each AUTH_MODE, its statements counted."""
+the workspaces the caller's credentials grant, sorted, answered from the credentials alone (no
+statement reaches Neo4j); when they grant every workspace (AUTH_MODE=none, contract §8), the
+workspaces that hold a document a reader could see (issue 40 §4), in one statement. Tested on
+the app with each AUTH_MODE, its statements counted."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from graph import retirement
 from graph.driver import Graph
 from tests.conftest import serving, without_request_ids
 from tests.support.auth_material import HS_SECRET, bearer, claims, hs256
+from tests.support.graph_builder import GraphBuilder
 
 GRANTED = "{ grantedWorkspaces }"
 ACME_KEY = "acme-reader-1a2b3c4d5e6f7a8b9c0d"
@@ -50,13 +53,25 @@ async def test_each_jwt_is_told_the_workspaces_its_claim_lists(
         assert client.statements == []
 
 
-async def test_auth_mode_none_grants_every_workspace_so_the_answer_is_null(
-    neo4j_uri: str, graph: Graph
+async def test_auth_mode_none_grants_every_workspace_so_the_answer_is_those_that_hold_a_document(
+    neo4j_uri: str, graph: Graph, builder: GraphBuilder
 ) -> None:
+    """Issue 40 §4 ("The scope panel"): a caller granted every workspace is offered the ones it
+    could read, in one statement; a workspace whose only document is unfinished, failed or
+    deleted holds nothing a reader could see, and is not offered."""
     async with serving(neo4j_uri, graph, AUTH_MODE="none") as client:
+        assert (await client.execute(GRANTED))["data"] == {"grantedWorkspaces": []}
+        await builder.version("globex", ["Globex makes widgets."], mentions={"Globex": [0]})
+        await builder.version("acme", ["Acme sells them."], mentions={"Acme": [0]})
+        await builder.version("acme", ["A second Acme document."], mentions={"Acme": [0]})
+        await builder.version("unfinished", ["Not yet."], mentions={"Soon": [0]}, commit=False)
+        await builder.version("failed", ["Never."], mentions={"Never": [0]}, fail=True)
+        deleted = await builder.version("deleted", ["Gone."], mentions={"Gone": [0]})
+        begun, _ = await retirement.begin_retirements(graph, [deleted.document_id])
+        await retirement.commit_retirements(graph, begun)
         body = await client.execute(GRANTED)
-        assert body["data"] == {"grantedWorkspaces": None}
-        assert client.statements == []
+        assert body["data"] == {"grantedWorkspaces": ["acme", "globex"]}
+        assert len(client.statements) == 1
 
 
 async def test_no_credentials_are_unauthenticated_like_every_operation(
@@ -73,9 +88,10 @@ async def test_no_credentials_are_unauthenticated_like_every_operation(
 
 
 async def test_it_costs_one_point_and_reads_nothing(neo4j_uri: str, graph: Graph) -> None:
-    async with serving(neo4j_uri, graph, AUTH_MODE="none") as client:
-        one = await client.execute(GRANTED)
-        two = await client.execute("{ a: grantedWorkspaces b: grantedWorkspaces }")
+    async with serving(neo4j_uri, graph, AUTH_MODE="jwt", AUTH_JWT_SECRET=HS_SECRET) as client:
+        token = bearer(hs256(claims(["acme"])))
+        one = await client.execute(GRANTED, headers=token)
+        two = await client.execute("{ a: grantedWorkspaces b: grantedWorkspaces }", headers=token)
         assert one["extensions"]["cost"]["requestedQueryCost"] == 1
         assert two["extensions"]["cost"]["requestedQueryCost"] == 2  # each alias is a field
         assert client.statements == []

@@ -1,7 +1,9 @@
 // Entity: its name, labels, description and evidence, more of it a page at a time (the cursor of
-// `evidencePage`), and a walk from it. A missing entity and one outside the token's scope both
+// `evidencePage`), and a walk from it. Each passage shows the sentences where the entity is
+// named, its name marked (anchor.ts). A missing entity and one outside the token's scope both
 // read "not found".
 
+import { entityExcerpt } from "./anchor";
 import { run } from "./api";
 import { append, h, replace } from "./dom";
 import { errorPanel, notFound } from "./errors";
@@ -10,14 +12,16 @@ import {
   ExplorerEntityEvidenceDocument,
   type EvidencePageFragment,
 } from "./gql/graphql";
-import { navigate } from "./nav";
+import { navigate, setTitle } from "./nav";
 import { passageCard } from "./passages";
+import { roving } from "./roving";
 import { DEFAULT_BOUNDS, type Scope } from "./route";
 import { scopeInput } from "./search";
 
 export const EVIDENCE_PAGE = 5;
 
 export async function showEntity(target: HTMLElement, id: string, scope: Scope) {
+  setTitle("Entity");
   const retry = () => void showEntity(target, id, scope);
   replace(target, h("p", { class: "loading", role: "status" }, "Loading the entity…"));
   try {
@@ -27,12 +31,14 @@ export async function showEntity(target: HTMLElement, id: string, scope: Scope) 
       first: EVIDENCE_PAGE,
     });
     if (entity === null) {
+      setTitle("Entity not found");
       replace(target, notFound("Entity"));
       return;
     }
+    setTitle(entity.name, "Entity");
     const walk = h("button", { type: "button", class: "walk-from" }, "Walk from here");
     walk.addEventListener("click", () =>
-      navigate({ view: "walk", id: entity.id, bounds: DEFAULT_BOUNDS, expand: [] }),
+      navigate({ view: "walk", id: entity.id, bounds: DEFAULT_BOUNDS, expand: [], selected: null }),
     );
     const list = h("ul", { class: "passages" });
     const count = h("span", {});
@@ -42,8 +48,11 @@ export async function showEntity(target: HTMLElement, id: string, scope: Scope) 
     let page: EvidencePageFragment = entity.evidencePage;
     const add = (next: EvidencePageFragment) => {
       page = next;
-      const items = next.nodes.map((passage) => h("li", { tabindex: -1 }, passageCard(passage)));
+      const items = next.nodes.map((passage) =>
+        h("li", {}, passageCard(passage, entityExcerpt(passage.text, entity.name), [entity.name])),
+      );
       append(list, items);
+      roving(list);
       shown += next.nodes.length;
       count.textContent = `${shown}${next.pageInfo.hasNextPage ? "+" : ""}`;
       more.hidden = !next.pageInfo.hasNextPage;
@@ -62,7 +71,7 @@ export async function showEntity(target: HTMLElement, id: string, scope: Scope) 
           replace(target, notFound("Entity"));
           return;
         }
-        add(again.evidencePage)?.focus();
+        add(again.evidencePage)?.querySelector<HTMLElement>("a")?.focus();
       } catch (error) {
         replace(problem, errorPanel(error, () => more.click()));
       }
@@ -74,13 +83,11 @@ export async function showEntity(target: HTMLElement, id: string, scope: Scope) 
       h(
         "p",
         { class: "labels" },
-        entity.labels.length
-          ? entity.labels.map((label) => h("span", { class: "chip" }, label))
-          : "no label",
+        entity.labels.length ? entity.labels.map((label) => h("span", { class: "chip" }, label)) : "no label",
       ),
       h("p", { class: "description" }, entity.description ?? "No description."),
       walk,
-      h("h3", {}, "Evidence (", count, ")"),
+      h("h3", {}, "Evidence (", count, "): where it is named"),
       shown === 0 ? h("p", { class: "empty" }, "No visible passage supports it.") : list,
       more,
       problem,

@@ -1,5 +1,6 @@
-// The explorer's shell: the header (search, scope, token), and the view the URL names, drawn
-// again on every navigation, back and forward included.
+// The explorer's shell: the header (search, its options, the scope, the token), and the view the
+// URL names, drawn again on every navigation, back and forward included. The search options and
+// the scope fold away, so a walk's graph has the screen (issue 40 §2).
 
 import "./style.css";
 import { ApiError, currentToken, run, setToken } from "./api";
@@ -7,7 +8,7 @@ import { h, replace } from "./dom";
 import { showEntity } from "./entity";
 import { errorPanel } from "./errors";
 import { ExplorerChoicesDocument, type ExplorerChoicesQuery } from "./gql/graphql";
-import { go, startNavigation } from "./nav";
+import { focusKey, go, setTitle, startNavigation } from "./nav";
 import { showPassage } from "./passage";
 import { parseRoute, type Route } from "./route";
 import { searchForm, showSearch } from "./search";
@@ -15,16 +16,16 @@ import { showWalk } from "./walk";
 
 let route: Route = parseRoute(location.search);
 let labels: ExplorerChoicesQuery["entityLabels"] = [];
-// The workspaces the token grants: a list, null for every workspace (AUTH_MODE=none), or
-// undefined while not known (no token yet, or the choices could not be read).
-let granted: string[] | null | undefined;
+// The workspaces the caller may name: a list (with AUTH_MODE=none, those that hold a
+// document), or undefined while not known (no token yet, or the choices could not be read).
+let granted: string[] | undefined;
 let authenticationOn = currentToken() !== null;
 let labelsError: unknown = null;
 
 const header = document.getElementById("explorer-header")!;
 const main = document.getElementById("explorer-view")!;
 
-function tokenForm(): HTMLFormElement | null {
+function tokenForm(): HTMLElement | null {
   if (!authenticationOn) return null;
   const input = h("input", {
     id: "token",
@@ -45,7 +46,9 @@ function tokenForm(): HTMLFormElement | null {
     setToken(input.value);
     void start();
   });
-  return form;
+  // Once a token is in use it folds away like the scope; without one it is what the page asks.
+  if (currentToken() === null || labelsError !== null) return form;
+  return h("details", { class: "token-panel" }, h("summary", {}, "Token"), form);
 }
 
 /** A labelled comma-separated text field with its hint. */
@@ -57,14 +60,12 @@ function textField(id: string, name: string, label: string, values: string[], hi
   ];
 }
 
-/** The workspace choices: one checkbox per workspace the token grants (none checked: all of
- * them), plus any the link names that it does not grant, so they can be unchecked. A token that
- * grants every workspace, or a grant not yet known, gets a text field instead. */
+/** The workspace choices: one checkbox per workspace the caller may read (none checked: all of
+ * them), plus any the link names that is not one of them, so it can be unchecked; a text field
+ * while the list is not known. */
 function workspaceChoices(chosen: string[]): HTMLElement[] {
-  if (granted === null || granted === undefined) {
-    const hint =
-      granted === null ? "empty: every workspace (your token grants all)" : "empty: every workspace your token grants";
-    return textField("scope-workspaces", "ws", "Workspaces", chosen, hint);
+  if (granted === undefined) {
+    return textField("scope-workspaces", "ws", "Workspaces", chosen, "empty: every workspace your token grants");
   }
   const names = [...new Set([...granted, ...chosen])].sort();
   const grantedNames = new Set(granted);
@@ -72,7 +73,7 @@ function workspaceChoices(chosen: string[]): HTMLElement[] {
     h(
       "fieldset",
       { class: "workspaces", "aria-describedby": "scope-workspaces-hint" },
-      h("legend", {}, "Workspaces your token grants"),
+      h("legend", {}, "Workspaces you may read"),
       names.length
         ? names.map((name) =>
             h(
@@ -82,30 +83,24 @@ function workspaceChoices(chosen: string[]): HTMLElement[] {
               grantedNames.has(name) ? name : `${name} (not granted)`,
             ),
           )
-        : h("span", { class: "hint" }, "Your token grants no workspace."),
+        : h("span", { class: "hint" }, "There is no workspace you may read."),
       h("span", { id: "scope-workspaces-hint", class: "hint" }, "none checked: all of them"),
     ),
   ];
 }
 
-function scopeForm(): HTMLFormElement {
+function scopeForm(): HTMLElement {
+  const { workspaces, documentIds } = route.scope;
+  const said = [
+    workspaces.length ? workspaces.join(", ") : "every workspace",
+    documentIds.length ? `${documentIds.length} documents` : "",
+  ].filter(Boolean);
   const form = h(
     "form",
     { class: "scope" },
-    h(
-      "fieldset",
-      {},
-      h("legend", {}, "Scope"),
-      workspaceChoices(route.scope.workspaces),
-      textField(
-        "scope-documents",
-        "docs",
-        "Document ids",
-        route.scope.documentIds,
-        "comma-separated; empty: every document",
-      ),
-      h("button", { type: "submit" }, "Apply scope"),
-    ),
+    workspaceChoices(workspaces),
+    textField("scope-documents", "docs", "Document ids", documentIds, "comma-separated; empty: every document"),
+    h("button", { type: "submit" }, "Apply scope"),
   );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -119,22 +114,38 @@ function scopeForm(): HTMLFormElement {
         .filter(Boolean);
     go({ view: route.view, scope: { workspaces: list("ws"), documentIds: list("docs") } });
   });
-  return form;
+  return h("details", { class: "scope-panel" }, h("summary", {}, "Scope", h("span", { class: "said" }, `: ${said.join(", ")}`)), form);
 }
 
 function renderHeader(): void {
   const view = route.view.view === "search" ? route.view : null;
+  const [search, options] = searchForm(view, labels);
   replace(
     header,
-    h("h1", {}, "Evidence explorer"),
-    h("div", { class: "controls" }, tokenForm(), scopeForm()),
-    searchForm(view, labels),
+    h("h1", {}, h("a", { href: location.pathname, class: "home" }, "Evidence explorer")),
+    search,
+    h("div", { class: "controls" }, options, scopeForm(), tokenForm()),
   );
+}
+
+/** After a view is drawn: the focus where Back left it (the element its entry names), else on
+ * the view's title; and the view scrolled to what it points at (an opened passage's mention). */
+function placeFocus(): void {
+  const key = focusKey();
+  const kept = key ? main.querySelector<HTMLElement>(`[data-key="${CSS.escape(key)}"]`) : null;
+  const title = main.querySelector<HTMLElement>(".view-title, [role=alert] h2");
+  (kept ?? title)?.focus({ preventScroll: true });
+  const target = main.querySelector<HTMLElement>("[data-scroll-to]");
+  if (target) target.scrollIntoView({ block: "center" });
+  else if (kept) kept.scrollIntoView({ block: "nearest" });
+  else window.scrollTo(0, 0);
 }
 
 function show(next: Route, focus = true): void {
   route = next;
   renderHeader();
+  main.dataset["view"] = next.view.view;
+  const labelOrder = labels.map((label) => label.label);
   const done = (() => {
     const view = next.view;
     switch (view.view) {
@@ -143,10 +154,11 @@ function show(next: Route, focus = true): void {
       case "entity":
         return showEntity(main, view.id, next.scope);
       case "walk":
-        return showWalk(main, view, next.scope);
+        return showWalk(main, view, next.scope, labelOrder);
       case "passage":
-        return showPassage(main, view.id, next.scope);
+        return showPassage(main, view.id, view.marks, next.scope);
       case "home":
+        setTitle("Search the graph");
         replace(
           main,
           labelsError ? errorPanel(labelsError, () => void start()) : null,
@@ -162,18 +174,18 @@ function show(next: Route, focus = true): void {
     }
   })();
   void done.then(() => {
-    if (focus) main.querySelector<HTMLElement>(".view-title, [role=alert] h2")?.focus();
+    if (focus) placeFocus();
   });
 }
 
-/** The header's choices, labels and granted workspaces (one request when the page opens or the
- * token changes), then the view the URL names. */
+/** The header's choices, labels and the workspaces to offer (one request when the page opens
+ * or the token changes), then the view the URL names. */
 async function start(): Promise<void> {
   labelsError = null;
   try {
     const choices = await run(ExplorerChoicesDocument, {});
     labels = choices.entityLabels;
-    granted = choices.grantedWorkspaces ?? null;
+    granted = choices.grantedWorkspaces ?? undefined;
   } catch (error) {
     labels = [];
     granted = undefined;
@@ -183,6 +195,6 @@ async function start(): Promise<void> {
   show(route, false);
 }
 
-startNavigation(show, () => route);
+startNavigation(show, () => route, (next) => (route = next));
 window.addEventListener("popstate", () => show(parseRoute(location.search)));
 void start();

@@ -1,6 +1,7 @@
-// A passage as every view lists it: its words (the query's marked), and where it comes from.
+// A passage as every view lists it: the part of it that matters, marked (anchor.ts), and where
+// it comes from, with a link to the whole of it that marks the same names.
 
-import { excerpt, h, highlighted } from "./dom";
+import { h } from "./dom";
 import type { PassageSummaryFragment } from "./gql/graphql";
 import { link } from "./nav";
 
@@ -8,32 +9,27 @@ export function documentName(document: { title: string | null; workspace: string
   return `${document.title ?? "Untitled document"} (${document.workspace})`;
 }
 
-/** A passage in a list: the part around the query's first word (a GraphRAG passage runs to a
- * thousand words); the passage's own view shows it whole. */
-export function passageCard(passage: PassageSummaryFragment, words: string[] = []): HTMLElement {
+/** A passage in a list: `excerpt` (anchor.ts), its document and position, and "open passage",
+ * which shows it whole with `marks` (names) marked and scrolled to. */
+export function passageCard(passage: PassageSummaryFragment, excerpt: Node[], marks: string[] = []): HTMLElement {
+  const open = link({ view: "passage", id: passage.id, marks }, "Open passage");
+  open.dataset["key"] = `passage:${passage.id}`;
   return h(
     "article",
     { class: "passage" },
-    h("blockquote", {}, ...highlighted(excerpt(passage.text, words), words)),
+    h("blockquote", {}, excerpt),
     h(
       "p",
       { class: "source" },
       h("cite", {}, documentName(passage.document)),
-      ` · passage ${passage.position} · `,
-      link({ view: "passage", id: passage.id }, "open passage"),
+      ` · passage ${passage.position} `,
+      open,
     ),
   );
 }
 
-export function passageList(
-  passages: PassageSummaryFragment[],
-  words: string[] = [],
-  empty = "No visible passage supports it.",
-): HTMLElement {
-  if (passages.length === 0) return h("p", { class: "empty" }, empty);
-  return h(
-    "ul",
-    { class: "passages" },
-    passages.map((passage) => h("li", {}, passageCard(passage, words))),
-  );
+/** Passages as a list the keyboard crosses in one Tab (roving.ts), or `empty` when none. */
+export function passageList(items: HTMLElement[], empty: string): HTMLElement {
+  if (items.length === 0) return h("p", { class: "empty" }, empty);
+  return h("ul", { class: "passages" }, items.map((item) => h("li", {}, item)));
 }

@@ -16,12 +16,15 @@ export interface WalkBounds {
   relationTypes: string[] | null;
 }
 
+/** What is selected in a walk: an entity or a relation, by id. */
+export type Selection = { kind: "node" | "edge"; id: string } | null;
+
 export type View =
   | { view: "home" }
-  | { view: "search"; query: string; mode: SearchMode; labels: string[] }
+  | { view: "search"; query: string; mode: SearchMode; labels: string[]; limit: number }
   | { view: "entity"; id: string }
-  | { view: "walk"; id: string; bounds: WalkBounds; expand: string[] }
-  | { view: "passage"; id: string };
+  | { view: "walk"; id: string; bounds: WalkBounds; expand: string[]; selected?: Selection }
+  | { view: "passage"; id: string; marks: string[] };
 
 export interface Route {
   view: View;
@@ -43,6 +46,15 @@ export const DEFAULT_BOUNDS: WalkBounds = {
   relationTypes: null,
 };
 const MODES: SearchMode[] = ["HYBRID", "LEXICAL", "SEMANTIC"];
+// Hits per page, and the most a search may ask for (the schema's `limit` range).
+export const SEARCH_PAGE = 10;
+export const SEARCH_LIMIT = 100;
+
+function selection(value: string | null): Selection {
+  const match = /^([ne]):(.+)$/.exec(value ?? "");
+  if (!match) return null;
+  return { kind: match[1] === "n" ? "node" : "edge", id: match[2]! };
+}
 
 function list(value: string | null): string[] {
   return (value ?? "")
@@ -78,11 +90,14 @@ export function parseRoute(search: string): Route {
         relationTypes: types === null ? null : list(types),
       },
       expand: list(params.get("expand")),
+      selected: selection(params.get("sel")),
     };
   } else if (params.has("entity")) {
     view = { view: "entity", id: id("entity") };
   } else if (params.has("passage")) {
-    view = { view: "passage", id: id("passage") };
+    // At most two names to mark (an edge's ends), each as long as a name may sensibly be.
+    const marks = params.getAll("mark").filter(Boolean).slice(0, 2).map((mark) => mark.slice(0, 200));
+    view = { view: "passage", id: id("passage"), marks };
   } else if (params.has("q")) {
     const mode = params.get("mode") as SearchMode | null;
     view = {
@@ -90,6 +105,7 @@ export function parseRoute(search: string): Route {
       query: id("q"),
       mode: mode !== null && MODES.includes(mode) ? mode : "HYBRID",
       labels: list(params.get("labels")),
+      limit: bounded(params.get("limit"), SEARCH_PAGE, [SEARCH_PAGE, SEARCH_LIMIT]),
     };
   }
   return { view, scope };
@@ -103,12 +119,14 @@ export function routeUrl(route: Route): string {
       params.set("q", view.query);
       params.set("mode", view.mode);
       if (view.labels.length) params.set("labels", view.labels.join(","));
+      if (view.limit > SEARCH_PAGE) params.set("limit", String(view.limit));
       break;
     case "entity":
       params.set("entity", view.id);
       break;
     case "passage":
       params.set("passage", view.id);
+      for (const mark of view.marks) params.append("mark", mark);
       break;
     case "walk":
       params.set("walk", view.id);
@@ -120,6 +138,7 @@ export function routeUrl(route: Route): string {
         params.set("types", view.bounds.relationTypes.join(","));
       }
       if (view.expand.length) params.set("expand", view.expand.join(","));
+      if (view.selected) params.set("sel", `${view.selected.kind === "node" ? "n" : "e"}:${view.selected.id}`);
       break;
     case "home":
       break;

@@ -25,18 +25,20 @@ function uuid(n) {
 
 function walkAnswer() {
   const document = { id: uuid(9999), title: "Relay network", workspace: "acme" };
-  const nodes = [{ id: HUB, name: "Hub", labels: ["Thing"] }];
+  const nodes = [{ id: HUB, name: "Hub", labels: ["Thing"], description: "The relay hub.", evidence: [] }];
   const edges = [];
   for (let i = 0; i < 499; i++) {
     const id = uuid(i + 1);
     const name = `Station ${String(i).padStart(3, "0")}`;
-    nodes.push({ id, name, labels: ["Thing"] });
+    nodes.push({ id, name, labels: [i % 3 ? "Thing" : "Place"], description: null, evidence: [{ id: uuid(20000 + i) }] });
     const assertion = i % 2 === 1;
     edges.push({
       id: uuid(10000 + i),
       type: assertion ? "RELAYS" : "LINKED",
       kind: assertion ? "ASSERTION" : "PATH",
       depth: 1,
+      description: assertion ? `The hub relays ${name}.` : null,
+      weight: i % 10,
       source: { id: HUB },
       target: { id },
       evidence: assertion
@@ -48,7 +50,12 @@ function walkAnswer() {
 }
 
 const WALK = JSON.stringify(walkAnswer());
-const CHOICES = JSON.stringify({ data: { entityLabels: [], grantedWorkspaces: ["acme"] } });
+const CHOICES = JSON.stringify({
+  data: {
+    entityLabels: ["Place", "Thing"].map((label) => ({ label, fulltextIndex: "ONLINE", vectorIndex: "ONLINE" })),
+    grantedWorkspaces: ["acme"],
+  },
+});
 const POLICY = "default-src 'self'; script-src 'self'; style-src 'self'; connect-src 'self'";
 
 async function measure(browser, dist) {
