@@ -21,22 +21,23 @@ from contract.query_costs import DEFAULT_MAX_COST
 from contract.scope import Grant
 from mcpserver.answering import ANSWERERS
 from mcpserver.arguments import Arguments
-from mcpserver.error_advice import advice, agent_message, error_text
+from mcpserver.error_advice import advice, agent_message, error_text, instructions_note
 from mcpserver.fitting import fit
 from mcpserver.tool_costs import tool_cost
-from mcpserver.tools import TOOLS
+from mcpserver.tools import TOOL_ARGUMENTS, TOOLS
 
 log = logging.getLogger(__name__)
 
 SERVER_NAME = "evidencegraph"
 INSTRUCTIONS = (
     "A knowledge graph that shows the passages behind every answer. Typical use: "
-    "describe_graph first, for the workspaces you are granted, the entity labels and the "
-    "relation types your scope holds, and the terms every answer uses; search_entities for "
-    "who or what, get_entity for one entity's evidence and relations (get_entities for "
-    "several), walk to explore relations further, search_passages for what a text says, "
-    "get_passage to read one passage in full. Quote evidence passages with their document "
-    "titles; an UNSUPPORTED entity and a PATH edge have no supporting passage."
+    "describe_graph first (your workspaces and documents, the entity labels and relation "
+    "types, and the terms every answer uses); search_entities for who or what; get_entity for "
+    "one entity's evidence and relations; walk for all relations around one; walk_between for "
+    "how two are connected; search_passages for what a text says; get_passage to read a "
+    "passage whole; get_evidence for more of an entity's passages. Quote evidence with its "
+    "document title; an UNSUPPORTED entity and a PATH edge have no supporting passage. "
+    "`evidence` IDS or NONE makes answers shorter. " + instructions_note()
 )
 
 # Who is calling and what they may read, for one tool call: the HTTP door reads it from the
@@ -78,7 +79,7 @@ async def call_tool(
         if cost > max_cost:  # priced before anything is read, as a GraphQL document is
             raise CostLimitExceeded(cost, max_cost)
         context, grant = await caller_of(request)
-        answer = await answerer(context, grant, Arguments(arguments))
+        answer = await answerer(context, grant, Arguments(arguments, TOOL_ARGUMENTS[name]))
     except EvidenceGraphError as error:
         log.info("tool %s: client error %s: %s", name, error.code, error.message)
         return error_result(error)
