@@ -1,9 +1,17 @@
 """The relationship walk (seed "relationship walk" steps 1–4, contract §5): arguments checked,
-then `graph.walk.walk`; a missing or hidden start is UNAVAILABLE."""
+then `graph.walk.walk`; a missing or hidden start is UNAVAILABLE.
+
+`walk_between` answers "how are these two connected?" (issue 39, point 4) with the same walk:
+a depth-1 walk from each end, under the caller's bounds and relation types, and the edges on a
+path of at most two steps picked out of them (retrieval/walk_connections.py), so no second
+implementation of the walk's rules exists."""
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from answers.context import AnswerContext
 from contract.arguments import (
@@ -19,11 +27,16 @@ from contract.arguments import (
 from contract.errors import Malformed, Unavailable
 from contract.scope import Scope
 from graph import walk as graph_walk
-from retrieval.walk_bookkeeping import WalkBounds
+from graph.records import EntityRecord
+from retrieval.walk_bookkeeping import Bound, WalkBounds
+from retrieval.walk_connections import connections, far_end
 
 # One message for a missing and a hidden start, so the two cannot be told apart (contract §5).
 START_UNAVAILABLE = (
     "The start entity is not available: no entity with this id has a visible passage in your scope."
+)
+OTHER_UNAVAILABLE = (
+    "The other entity is not available: no entity with this id has a visible passage in your scope."
 )
 
 
@@ -86,3 +99,53 @@ async def walk(
     if record is None:
         raise Unavailable(START_UNAVAILABLE)
     return record
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionRecord:
+    """The edges between two entities, and what may be missing from them."""
+
+    one: EntityRecord
+    other: EntityRecord
+    via: list[EntityRecord]  # the entities a two-step path passes through, by id
+    edges: list[tuple[graph_walk.WalkEdgeRecord, int]]  # (edge, its step from `one`: 1 or 2)
+    # The bounds that cut each end's walk (NODES, EDGES, CANDIDATES; DEPTH is not asked): a
+    # connection through an edge a bound left out is missing.
+    one_cut: list[Bound]
+    other_cut: list[Bound]
+
+
+async def walk_between(
+    context: AnswerContext, effective: Scope, request: graph_walk.WalkRequest, other_id: str
+) -> ConnectionRecord:
+    """The edges on a path of at most `request.depth` steps between `request.start_id` and
+    `other_id`: a depth-1 walk from each (run together), under `request`'s bounds and types.
+    Either end missing or hidden is UNAVAILABLE, each with its own message."""
+    other_id = check_id("otherEntityId", other_id)
+    side = dataclasses.replace(request, depth=1, probe_depth=False)
+    around_one, around_other = await asyncio.gather(
+        graph_walk.walk(context.graph, effective, side),
+        graph_walk.walk(context.graph, effective, dataclasses.replace(side, start_id=other_id)),
+    )
+    if around_one is None:
+        raise Unavailable(START_UNAVAILABLE)
+    if around_other is None:
+        raise Unavailable(OTHER_UNAVAILABLE)
+    one, other = around_one.start, around_other.start
+    edges = connections(
+        one.id,
+        other.id,
+        [edge for edge, _ in around_one.edges],
+        [edge for edge, _ in around_other.edges],
+        request.depth,
+    )
+    known = {node.id: node for node in [*around_one.nodes, *around_other.nodes]}
+    via = sorted({far_end(edge, one.id) for edge, step in edges if step == 1} - {one.id, other.id})
+    return ConnectionRecord(
+        one=one,
+        other=other,
+        via=[known[node] for node in via],
+        edges=edges,
+        one_cut=[bound for bound in around_one.truncated_by if bound is not Bound.DEPTH],
+        other_cut=[bound for bound in around_other.truncated_by if bound is not Bound.DEPTH],
+    )

@@ -387,7 +387,8 @@ SETTINGS: tuple[Setting, ...] = (
         "MCP_MAX_RESULT_CHARS",
         "mcp_max_result_chars",
         Integer(20_000, 2_000, 10_000_000),
-        "The most characters of one MCP tool result (structured content and text together).",
+        "The most characters of one MCP tool result's text, what a model reads (its structured "
+        "content holds the same items, without passage bodies).",
     ),
     Setting(
         "MCP_MAX_STREAMS_PER_CALLER",

@@ -79,8 +79,9 @@ def register(subcommands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         "mcp",
         help="the MCP server on stdio, for agents",
         description=(
-            "The MCP server (tools search_entities, search_passages, walk, get_entity, "
-            "get_passage, entity_labels) on standard input and output. It reads the "
+            "The MCP server (tools search_entities, search_passages, walk, walk_between, "
+            "get_entity, get_entities, get_evidence, get_passage, entity_labels, "
+            "describe_graph) on standard input and output. It reads the "
             "workspaces MCP_WORKSPACES names (comma-separated); without it, only "
             "AUTH_MODE=none starts it. Over HTTP, the service serves the same tools at /mcp."
         ),

@@ -19,7 +19,7 @@ its `passageIds`, which the relation itself bounds.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, LiteralString
 
@@ -53,7 +53,13 @@ class PageRequest:
     after: EvidenceKey | DocumentKey | None
 
 
-def _entity_evidence_pages(shape: ScopeShape) -> LiteralString:
+# What a page statement returns for each key: the page's passages, or (for a count) how many
+# there are, up to the page's size: the same read, only its projection differs.
+_PAGE: LiteralString = "collect(" + PASSAGE_MAP + ") AS passages }"
+_COUNT: LiteralString = "count(*) AS passages }"
+
+
+def _entity_evidence_pages(shape: ScopeShape, returned: LiteralString = _PAGE) -> LiteralString:
     # One entity per statement key (the loader sends each entity once), so the look of
     # `versions_of_mentions` finds its key by the entity's id.
     return (
@@ -77,16 +83,25 @@ def _entity_evidence_pages(shape: ScopeShape) -> LiteralString:
         + visible_passages_of_entity(
             "e", "$maxLimit", "versions", "versionsLooked", after="key.after"
         )
-        + " LIMIT $maxLimit RETURN collect("
-        + PASSAGE_MAP
-        + ") AS passages }"
-        " RETURN key, passages[..key.limit] AS passages"
+        + " LIMIT $maxLimit RETURN "
+        + returned
+        + " RETURN key, "
+        + ("passages" if returned == _COUNT else "passages[..key.limit]")
+        + " AS passages"
     )
+
+
+def _entity_evidence_counts(shape: ScopeShape) -> LiteralString:
+    return _entity_evidence_pages(shape, _COUNT)
 
 
 ENTITY_EVIDENCE_PAGES: LiteralString = _entity_evidence_pages("everywhere")
 _ENTITY_EVIDENCE_PAGES = served_each(
     for_each_shape(f"{__name__}.ENTITY_EVIDENCE_PAGES", _entity_evidence_pages)
+)
+ENTITY_EVIDENCE_COUNTS: LiteralString = _entity_evidence_counts("everywhere")
+_ENTITY_EVIDENCE_COUNTS = served_each(
+    for_each_shape(f"{__name__}.ENTITY_EVIDENCE_COUNTS", _entity_evidence_counts)
 )
 
 # The relation by its ends (their ids are unique) and its own id and type.
@@ -97,29 +112,36 @@ _RELATION: LiteralString = (
     " UNWIND passageIds AS passageId"
 )
 
-EDGE_EVIDENCE_PAGES: LiteralString = served(
-    "CALL () {"
-    " UNWIND $keys AS key "
-    + _RELATION
-    + " MATCH (d:Document)-[:HAS_PART]->(:Chunk {id: passageId})"
-    " WHERE " + document_in_scope("d") + document_versions("d", "versions") + " }"
-    " UNWIND $keys AS key"
-    " CALL (key, versions) { "
-    + _RELATION
-    + " MATCH (d:Document)-[:HAS_PART]->(c:Chunk {id: passageId})"
-    " WHERE "
-    + document_in_scope("d")
-    + " AND "
-    + passage_current_in("c", "d", "versions")
-    + " AND "
-    + evidence_after("d.id", "c.position", "c.id", "key.after")
-    + " WITH DISTINCT c, d "
-    + evidence_order("d", "c")
-    + " LIMIT $maxLimit RETURN collect("
-    + PASSAGE_MAP
-    + ") AS passages }"
-    " RETURN key, passages[..key.limit] AS passages"
-)
+
+def _edge_evidence_pages(returned: LiteralString) -> LiteralString:
+    return (
+        "CALL () {"
+        " UNWIND $keys AS key "
+        + _RELATION
+        + " MATCH (d:Document)-[:HAS_PART]->(:Chunk {id: passageId})"
+        " WHERE " + document_in_scope("d") + document_versions("d", "versions") + " }"
+        " UNWIND $keys AS key"
+        " CALL (key, versions) { "
+        + _RELATION
+        + " MATCH (d:Document)-[:HAS_PART]->(c:Chunk {id: passageId})"
+        " WHERE "
+        + document_in_scope("d")
+        + " AND "
+        + passage_current_in("c", "d", "versions")
+        + " AND "
+        + evidence_after("d.id", "c.position", "c.id", "key.after")
+        + " WITH DISTINCT c, d "
+        + evidence_order("d", "c")
+        + " LIMIT $maxLimit RETURN "
+        + returned
+        + " RETURN key, "
+        + ("passages" if returned == _COUNT else "passages[..key.limit]")
+        + " AS passages"
+    )
+
+
+EDGE_EVIDENCE_PAGES: LiteralString = served(_edge_evidence_pages(_PAGE))
+EDGE_EVIDENCE_COUNTS: LiteralString = served(_edge_evidence_pages(_COUNT))
 
 # The version is read once, by an aggregation, before any passage or job is decided with it.
 # The seek: `chunk_document_order` from the key's position on (a position holds one passage per
@@ -155,26 +177,38 @@ def _keys(pages: Sequence[PageRequest]) -> list[dict[str, object]]:
     ]
 
 
+def _row_key(row: Any) -> tuple[Any, ...]:
+    """A row's key as `_page_key` makes it from the request."""
+    key = row["key"]
+    return (key["id"], key["limit"], _after(key["after"]))
+
+
+def _page_key(page: PageRequest) -> tuple[Any, ...]:
+    return (page.owner, page.first + 1, page.after)
+
+
+def _passages(row: Any) -> list[PassageRecord]:
+    return [PassageRecord.from_map(p) for p in row["passages"]]
+
+
 def _found(rows: Sequence[Any], pages: Sequence[PageRequest]) -> list[list[PassageRecord]]:
-    found = {
-        (row["key"]["id"], row["key"]["limit"], _after(row["key"]["after"])): [
-            PassageRecord.from_map(p) for p in row["passages"]
-        ]
-        for row in rows
-    }
-    return [found.get((page.owner, page.first + 1, page.after), []) for page in pages]
+    found = {_row_key(row): _passages(row) for row in rows}
+    return [found.get(_page_key(page), []) for page in pages]
 
 
 def _after(value: list[Any] | None) -> EvidenceKey | DocumentKey | None:
     return tuple(value) if value is not None else None
 
 
-async def entity_evidence_pages(
-    graph: Graph, scope: Scope, pages: Sequence[PageRequest]
-) -> list[list[PassageRecord]]:
-    """Each page's first `first + 1` visible passages mentioning its entity after its key."""
+async def _by_entity(
+    graph: Graph,
+    scope: Scope,
+    statements: Mapping[ScopeShape, str],
+    pages: Sequence[PageRequest],
+) -> dict[PageRequest, Any]:
+    """Each page's row of an entity statement (its `passages`), by page."""
     unique = list(dict.fromkeys(pages))
-    found: dict[PageRequest, list[PassageRecord]] = {}
+    found: dict[PageRequest, Any] = {}
     # The look of `versions_of_mentions` is one per entity: an entity asked for twice (two
     # cursors in one request) is read in a statement of its own.
     while unique:
@@ -183,12 +217,21 @@ async def entity_evidence_pages(
             batch.setdefault(page.owner, page)
         chosen = list(batch.values())
         rows = await graph.read(
-            _ENTITY_EVIDENCE_PAGES[scope_shape(scope)],
+            statements[scope_shape(scope)],
             scoped(scope, keys=_keys(chosen), maxLimit=max(p.first for p in chosen) + 1),
         )
-        found.update(zip(chosen, _found(rows, chosen), strict=True))
+        by_key = {_row_key(row): row for row in rows}
+        found.update({page: by_key.get(_page_key(page)) for page in chosen})
         unique = [page for page in unique if page not in found]
-    return [found[page] for page in pages]
+    return found
+
+
+async def entity_evidence_pages(
+    graph: Graph, scope: Scope, pages: Sequence[PageRequest]
+) -> list[list[PassageRecord]]:
+    """Each page's first `first + 1` visible passages mentioning its entity after its key."""
+    found = await _by_entity(graph, scope, _ENTITY_EVIDENCE_PAGES, pages)
+    return [[] if found[page] is None else _passages(found[page]) for page in pages]
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,44 +244,52 @@ class EdgePageRequest:
     type: str
 
 
-async def edge_evidence_pages(
-    graph: Graph, scope: Scope, requests: Sequence[EdgePageRequest]
-) -> list[list[PassageRecord]]:
-    """Each page's first `first + 1` visible passages among its relation's `passageIds`."""
+def _edge_key(key: Any) -> tuple[Any, ...]:
+    return (
+        key["id"],
+        key["source"],
+        key["target"],
+        key["type"],
+        key["limit"],
+        _after(key["after"]),
+    )
+
+
+def _edge_request_key(request: EdgePageRequest) -> tuple[Any, ...]:
+    page = request.page
+    return (
+        page.owner,
+        request.source_id,
+        request.target_id,
+        request.type,
+        page.first + 1,
+        page.after,
+    )
+
+
+async def _by_edge(
+    graph: Graph, scope: Scope, statement: LiteralString, requests: Sequence[EdgePageRequest]
+) -> dict[tuple[Any, ...], Any]:
+    """Each request's row of an edge statement (its `passages`), by `_edge_request_key`."""
     unique = list(dict.fromkeys(requests))
     keys = [
         {**key, "source": request.source_id, "target": request.target_id, "type": request.type}
         for key, request in zip(_keys([r.page for r in unique]), unique, strict=True)
     ]
     rows = await graph.read(
-        EDGE_EVIDENCE_PAGES,
+        statement,
         scoped(scope, keys=keys, maxLimit=max((r.page.first for r in unique), default=0) + 1),
     )
-    found = {
-        (
-            row["key"]["id"],
-            row["key"]["source"],
-            row["key"]["target"],
-            row["key"]["type"],
-            row["key"]["limit"],
-            _after(row["key"]["after"]),
-        ): [PassageRecord.from_map(p) for p in row["passages"]]
-        for row in rows
-    }
-    return [
-        found.get(
-            (
-                r.page.owner,
-                r.source_id,
-                r.target_id,
-                r.type,
-                r.page.first + 1,
-                r.page.after,
-            ),
-            [],
-        )
-        for r in requests
-    ]
+    return {_edge_key(row["key"]): row for row in rows}
+
+
+async def edge_evidence_pages(
+    graph: Graph, scope: Scope, requests: Sequence[EdgePageRequest]
+) -> list[list[PassageRecord]]:
+    """Each page's first `first + 1` visible passages among its relation's `passageIds`."""
+    found = await _by_edge(graph, scope, EDGE_EVIDENCE_PAGES, requests)
+    rows = [found.get(_edge_request_key(request)) for request in requests]
+    return [[] if row is None else _passages(row) for row in rows]
 
 
 async def document_passage_pages(
@@ -252,3 +303,28 @@ async def document_passage_pages(
     )
     found = dict(zip(unique, _found(rows, unique), strict=True))
     return [found[page] for page in pages]
+
+
+# Evidence totals (MCP says "3 of 14 passages"): the pages' reads, counted instead of sent,
+# up to a cap, so a hub's count costs what a page of that size costs.
+
+
+async def entity_evidence_counts(
+    graph: Graph, scope: Scope, pages: Sequence[PageRequest]
+) -> list[int]:
+    """For each page, how many visible passages mention its entity after its key, counted up to
+    `first + 1` (a count above `first` says "more than `first`")."""
+    found = await _by_entity(graph, scope, _ENTITY_EVIDENCE_COUNTS, pages)
+    counts = [0 if found[page] is None else int(found[page]["passages"]) for page in pages]
+    return [min(count, page.first + 1) for count, page in zip(counts, pages, strict=True)]
+
+
+async def edge_evidence_counts(
+    graph: Graph, scope: Scope, requests: Sequence[EdgePageRequest]
+) -> list[int]:
+    """For each request, how many of its relation's `passageIds` are visible after its key,
+    counted up to `first + 1`."""
+    found = await _by_edge(graph, scope, EDGE_EVIDENCE_COUNTS, requests)
+    rows = [found.get(_edge_request_key(request)) for request in requests]
+    counts = [0 if row is None else int(row["passages"]) for row in rows]
+    return [min(count, r.page.first + 1) for count, r in zip(counts, requests, strict=True)]

@@ -209,6 +209,9 @@ class WalkRequest:
     bounds: WalkBounds
     graph_owned_types: tuple[str, ...]
     with_evidence: bool = False
+    # Whether to ask if more lies beyond the last depth (DEPTH); a caller that only picks edges
+    # out of the walk (answers/walk.py `walk_between`) has no use for the answer.
+    probe_depth: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,7 +325,7 @@ async def walk(graph: Graph, scope: Scope, request: WalkRequest) -> WalkRecord |
         frontier = bookkeeping.take_step(depth, reads.candidates(rows[0]), rows[0]["more"])
         common["knownVersions"] = rows[0]["versions"]
     last_depth_ids = bookkeeping.reached_at(request.depth)
-    if last_depth_ids and types:
+    if request.probe_depth and last_depth_ids and types:
         rows = await graph.read(
             depth_probe(types, shape),
             {

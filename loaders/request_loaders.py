@@ -36,6 +36,9 @@ class Loaders:
     evidence_pages_by_entity_id: DataLoader[passage_pages.PageRequest, list[PassageRecord]]
     evidence_pages_by_edge: DataLoader[passage_pages.EdgePageRequest, list[PassageRecord]]
     passage_pages_by_document_id: DataLoader[passage_pages.PageRequest, list[PassageRecord]]
+    # How many passages those pages would hold, up to `first + 1` (evidence totals).
+    evidence_counts_by_entity_id: DataLoader[passage_pages.PageRequest, int]
+    evidence_counts_by_edge: DataLoader[passage_pages.EdgePageRequest, int]
     entities_by_passage_id: DataLoader[tuple[str, int], list[EntityRecord]]
 
     def prime_passage(self, passage: PassageRecord) -> None:
@@ -54,5 +57,7 @@ def create_loaders(graph: Graph, scope: Scope) -> Loaders:
         evidence_pages_by_entity_id=_loader(graph, scope, passage_pages.entity_evidence_pages),
         evidence_pages_by_edge=_loader(graph, scope, passage_pages.edge_evidence_pages),
         passage_pages_by_document_id=_loader(graph, scope, passage_pages.document_passage_pages),
+        evidence_counts_by_entity_id=_loader(graph, scope, passage_pages.entity_evidence_counts),
+        evidence_counts_by_edge=_loader(graph, scope, passage_pages.edge_evidence_counts),
         entities_by_passage_id=_loader(graph, scope, passage_mentions.entities_by_passage_id),
     )

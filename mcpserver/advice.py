@@ -13,6 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from contract.arguments import WALK_DEPTH, WALK_MAX_CANDIDATES, WALK_MAX_EDGES, WALK_MAX_NODES
+from graph.records import EntityRecord
+from retrieval.walk_bookkeeping import Bound
+
+# The argument that lifts each bound of walk_between's two walks.
+_RAISE = {Bound.NODES: "maxNodes", Bound.EDGES: "maxEdges", Bound.CANDIDATES: "maxCandidates"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,3 +114,20 @@ def unknown_types_advice(
         f"No relation in scope has type{plural} {named}; its types: {listed}. Name one of those"
         " in `relationTypes`, or omit it to follow every type."
     ]
+
+
+def connection_advice(
+    one: EntityRecord, one_cut: Sequence[Bound], other: EntityRecord, other_cut: Sequence[Bound]
+) -> list[str]:
+    """One line per end whose walk a bound cut: walk_between's edges through what that walk
+    left out are missing, and which argument reads further."""
+    lines = []
+    for end, cut in ((one, one_cut), (other, other_cut)):
+        if cut:
+            raised = " or ".join(f"`{_RAISE[bound]}`" for bound in cut)
+            named = ", ".join(bound.value for bound in cut)
+            lines.append(
+                f"The walk around {end.name} was cut ({named}): connections through what it "
+                f"left out are missing; raise {raised}, or narrow with `relationTypes`."
+            )
+    return lines

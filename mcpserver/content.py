@@ -3,20 +3,20 @@ it, and the `outputSchema` each tool declares, generated from those same types (
 point 6). mypy holds the builders to the types, and the schemas are the types' JSON Schema, so
 what a tool declares and what it sends cannot drift apart.
 
-An answer sends each passage once, in `passages` (by id), with its document once in `documents`
-(by id); hits and edges hold the passages' ids (issue 29, point 2). Field names are the GraphQL
-fields' names.
+Lean (issue 39, point 1): ids, positions and the window the text quotes, never a passage's
+body, which get_passage reads. An answer names each passage it cites once, in `passages` (by
+id), with its document once in `documents` (by id); hits and edges hold the passages' ids.
+Field names are the GraphQL fields' names.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any, Literal, NotRequired
 
 from pydantic import TypeAdapter
 from typing_extensions import TypedDict
 
-from graph.records import DocumentRecord, EntityRecord, PassageRecord
+from graph.records import DocumentRecord, EntityRecord
 from graph.walk import WalkEdgeRecord
 
 Status = Literal["SUPPORTED", "UNSUPPORTED"]
@@ -37,25 +37,36 @@ class PassageJson(TypedDict):
     documentId: str
     position: int
     version: int
-    length: int  # characters in the whole text
-    text: str  # the whole text, or the excerpt that starts at `textStart`
-    textStart: NotRequired[int]  # only when `text` is an excerpt cut to fit the answer
+    length: int  # characters in its text (get_passage reads it)
+    quoteStart: NotRequired[int]  # the window the text quotes: text[quoteStart:quoteEnd]
+    quoteEnd: NotRequired[int]
 
 
 class EntityJson(TypedDict):
     id: str
     name: str
     labels: list[str]
-    description: str | None
+    # Left out where many entities are listed (a walk); in a list of hits, clipped to 200
+    # characters as the text shows it (get_entity sends it whole).
+    description: NotRequired[str | None]
 
 
-class EntityHitJson(TypedDict):
+class EvidenceTotalJson(TypedDict):
+    evidenceIds: list[str]  # the passages shown, in evidence order
+    evidenceTotal: NotRequired[int]  # visible passages in all, when more than those shown
+    evidenceTotalAtLeast: NotRequired[bool]  # the count stopped at its cap: a lower bound
+    evidenceCursor: NotRequired[str]  # get_evidence's `cursor` for the passages not shown
+
+
+class EntityEvidenceJson(EvidenceTotalJson):
     entity: EntityJson
     status: Status
+
+
+class EntityHitJson(EntityEvidenceJson):
     score: float
-    lexicalRank: int | None
+    lexicalRank: int | None  # null: the name does not hold the query's words
     semanticRank: int | None
-    evidenceIds: list[str]
 
 
 class PassageHitJson(TypedDict):
@@ -65,16 +76,16 @@ class PassageHitJson(TypedDict):
     semanticRank: int | None
 
 
-class EdgeJson(TypedDict):
+class EdgeJson(EvidenceTotalJson):
     id: str
     type: str
     kind: Kind
-    depth: int
+    depth: int  # the walk's step that found it; in walk_between, its step from the first end
     sourceId: str
     targetId: str
-    evidenceIds: list[str]
-    description: str | None  # what the source says about it: a claim, not evidence
     weight: float | None
+    # What the source says: a claim (get_entity, walk_between), clipped to 200 characters.
+    description: NotRequired[str | None]
 
 
 class EvidenceJson(TypedDict):
@@ -91,10 +102,14 @@ class PagedJson(EvidenceJson):
 
 class SearchEntitiesJson(PagedJson):
     hits: list[EntityHitJson]
+    limitReached: bool  # as many hits as `limit`: more may match
+    matchedByName: bool  # a hit's name holds the query's words (false: found by meaning only)
 
 
 class SearchPassagesJson(PagedJson):
     hits: list[PassageHitJson]
+    limitReached: bool
+    matchedByWords: bool  # a hit holds the query's words (false: found by meaning only)
 
 
 class RelationsJson(TypedDict):
@@ -107,14 +122,27 @@ class WalkJson(PagedJson, RelationsJson):
     start: EntityJson
 
 
-class GetEntityJson(TypedDict):
-    entity: EntityJson | None  # None: missing or outside the caller's scope
-    status: NotRequired[Status]
-    evidenceIds: NotRequired[list[str]]
-    relations: NotRequired[RelationsJson]
-    passages: NotRequired[dict[str, PassageJson]]
-    documents: NotRequired[dict[str, DocumentJson]]
+class ConnectionJson(PagedJson):
+    entity: EntityJson
+    other: EntityJson
+    via: list[EntityJson]  # the entities two-step paths pass through
+    edges: list[EdgeJson]  # depth: 1 from `entity`, 2 into `other`
+    truncatedBy: list[WalkBoundName]  # bounds that cut either end's walk: edges may be missing
+
+
+class FoundEntityJson(EntityEvidenceJson):
+    relations: RelationsJson
+    passages: dict[str, PassageJson]
+    documents: dict[str, DocumentJson]
     cut: NotRequired[str]
+
+
+class NoEntityJson(TypedDict):
+    entity: None  # missing or outside the caller's scope
+    cut: NotRequired[str]
+
+
+GetEntityJson = FoundEntityJson | NoEntityJson
 
 
 class PassagePartJson(TypedDict):
@@ -133,6 +161,18 @@ class GetPassageJson(TypedDict):
     cut: NotRequired[str]
 
 
+class EvidencePageJson(EvidenceJson):
+    entity: EntityJson | None  # whose evidence (an edge's source); None: not visible
+    other: NotRequired[EntityJson | None]  # an edge's target
+    edgeId: NotRequired[str]
+    evidenceIds: list[str]  # this page's passages, in evidence order
+    first: int  # how many passages came before this page
+    evidenceTotal: NotRequired[int]
+    evidenceTotalAtLeast: NotRequired[bool]
+    evidenceCursor: NotRequired[str]  # the next page's `cursor`
+    cut: NotRequired[str]
+
+
 class LabelJson(TypedDict):
     label: str
     fulltextIndex: str
@@ -146,7 +186,7 @@ class EntityLabelsJson(TypedDict):
 
 class CountJson(TypedDict):
     name: str
-    count: int  # a lower bound when the answer's `countsAtLeast` says so
+    count: int  # a lower bound when the answer's `…AtLeast` says so
 
 
 class ScopeJson(TypedDict):
@@ -154,9 +194,24 @@ class ScopeJson(TypedDict):
     documentIds: list[str] | None  # None: every document of those workspaces
 
 
+class WorkspaceJson(TypedDict):
+    name: str
+    documents: int  # visible documents
+
+
+class ListedDocumentJson(TypedDict):
+    id: str
+    workspace: str
+    title: str | None
+    passages: int  # of its current version
+
+
 class DescribeGraphJson(TypedDict):
     grantedWorkspaces: list[str] | None  # None: every workspace (no authentication)
     scope: ScopeJson  # what this call read: the grant narrowed by its `scope` argument
+    workspaces: list[WorkspaceJson]  # those of the scope that hold a visible document
+    documents: list[ListedDocumentJson]  # the first of them, by workspace then id
+    moreDocuments: int  # documents of the scope not listed
     labels: list[CountJson]  # entity labels with entities a visible passage in scope mentions
     relationTypes: list[CountJson]  # relation types a walk in scope can follow, with relations
     labelsAtLeast: bool  # the counts are lower bounds: the read reached its cap
@@ -164,15 +219,19 @@ class DescribeGraphJson(TypedDict):
     cut: NotRequired[str]
 
 
-class EntityEntryJson(TypedDict):
+class FoundEntryJson(EntityEvidenceJson):
     id: str  # the id asked for
-    entity: EntityJson | None  # None: missing or outside the caller's scope
-    status: NotRequired[Status]
-    evidenceIds: NotRequired[list[str]]
+
+
+class MissingEntryJson(TypedDict):
+    id: str  # the id asked for
+    entity: None  # missing or outside the caller's scope
 
 
 class GetEntitiesJson(EvidenceJson):
-    entities: list[EntityEntryJson]  # one per id asked for, in the order asked, repeats dropped
+    entities: list[
+        FoundEntryJson | MissingEntryJson
+    ]  # one per id asked for, in the order asked, repeats dropped
     cut: NotRequired[str]
 
 
@@ -180,17 +239,39 @@ CONTENT_TYPES: dict[str, Any] = {
     "search_entities": SearchEntitiesJson,
     "search_passages": SearchPassagesJson,
     "walk": WalkJson,
+    "walk_between": ConnectionJson,
     "get_entity": GetEntityJson,
+    "get_entities": GetEntitiesJson,
+    "get_evidence": EvidencePageJson,
     "get_passage": GetPassageJson,
     "entity_labels": EntityLabelsJson,
     "describe_graph": DescribeGraphJson,
-    "get_entities": GetEntitiesJson,
 }
+
+
+def _plain(schema: Any) -> Any:
+    """The schema as a model reads it, shorter and the same: without pydantic's `title` on
+    every object and property (they only repeat the names), and `{"type": ["string", "null"]}`
+    for an `anyOf` of plain types."""
+    if isinstance(schema, list):
+        return [_plain(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    plain = {
+        key: _plain(value)
+        for key, value in schema.items()
+        if not (key == "title" and isinstance(value, str))
+    }
+    options = plain.get("anyOf")
+    if isinstance(options, list) and all(set(o) == {"type"} for o in options):
+        del plain["anyOf"]
+        plain["type"] = [option["type"] for option in options]
+    return plain
 
 
 def output_schema(tool: str) -> dict[str, Any]:
     """The JSON Schema of a tool's structured content, from its type."""
-    schema: dict[str, Any] = TypeAdapter(CONTENT_TYPES[tool]).json_schema()
+    schema: dict[str, Any] = _plain(TypeAdapter(CONTENT_TYPES[tool]).json_schema())
     return schema
 
 
@@ -204,38 +285,30 @@ def document_json(document: DocumentRecord) -> DocumentJson:
     }
 
 
-def passage_json(passage: PassageRecord) -> PassageJson:
-    return {
-        "id": passage.id,
-        "documentId": passage.document.id,
-        "position": passage.position,
-        "version": passage.version,
-        "length": len(passage.text),
-        "text": passage.text,
-    }
+DESCRIPTION_CHARS = 200  # an entity's description in a list, an edge's on its line
+ELLIPSIS = "…"
 
 
-def evidence_json(passages: Iterable[PassageRecord]) -> EvidenceJson:
-    """Each passage once, in first-cited order, and each of their documents once."""
-    evidence: EvidenceJson = {"passages": {}, "documents": {}}
-    for passage in passages:
-        evidence["passages"].setdefault(passage.id, passage_json(passage))
-        evidence["documents"].setdefault(passage.document.id, document_json(passage.document))
-    return evidence
+def clipped(text: str | None, most: int) -> str:
+    """`text` on one line, at most `most` characters, an ellipsis saying it was cut."""
+    text = " ".join((text or "").split())
+    return text if len(text) <= most else text[: most - 1] + ELLIPSIS
 
 
-def entity_json(entity: EntityRecord) -> EntityJson:
-    return {
-        "id": entity.id,
-        "name": entity.name,
-        "labels": list(entity.labels),
-        "description": entity.description,
-    }
+def entity_json(entity: EntityRecord, described: bool = True, listed: bool = False) -> EntityJson:
+    """`described`: with its description; `listed`: clipped, as a list of hits shows it."""
+    found: EntityJson = {"id": entity.id, "name": entity.name, "labels": list(entity.labels)}
+    if described:
+        description = entity.description
+        if listed and description is not None:
+            description = clipped(description, DESCRIPTION_CHARS)
+        found["description"] = description
+    return found
 
 
-def edge_json(edge: WalkEdgeRecord, depth: int) -> EdgeJson:
+def edge_json(edge: WalkEdgeRecord, depth: int, described: bool = False) -> EdgeJson:
     kind: Kind = "ASSERTION" if edge.kind == "ASSERTION" else "PATH"
-    return {
+    found: EdgeJson = {
         "id": edge.id,
         "type": edge.type,
         "kind": kind,
@@ -243,6 +316,11 @@ def edge_json(edge: WalkEdgeRecord, depth: int) -> EdgeJson:
         "sourceId": edge.source_id,
         "targetId": edge.target_id,
         "evidenceIds": list(edge.evidence_ids),
-        "description": edge.description,
         "weight": edge.weight,
     }
+    if described:
+        description = edge.description
+        found["description"] = (
+            None if description is None else clipped(description, DESCRIPTION_CHARS)
+        )
+    return found

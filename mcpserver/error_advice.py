@@ -1,6 +1,7 @@
-"""What a model should do after each error code (issue 29, point 8): said in each tool's
-description for the codes that tool can answer, and again in every error result, after the
-message, so an agent has a way out at the point it needs one.
+"""What a model should do after each error code (issue 29, point 8): said once, in the server's
+instructions (issue 39, point 6: repeated in every tool's description it made the tool list
+4,500 characters longer), and again in every error result, after the message, so an agent has a
+way out at the point it needs one.
 
 The codes and messages are the GraphQL API's (contract §7); only INDEX_NOT_READY's message is
 worded for an agent here: the GraphQL message tells an operator to run `evidencegraph schema
@@ -10,20 +11,19 @@ Pure functions.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from contract.errors import EvidenceGraphError
 
-# One line per code, in the order a description lists them: what to do, not what happened.
+# One line per code: what to do, not what happened.
 ADVICE: dict[str, str] = {
-    "MALFORMED": "fix the argument the message names and call again; the same arguments fail "
-    "the same way",
+    "MALFORMED": "fix the argument the message names (it says what is allowed, and names the "
+    "workspaces, labels or arguments there are) and call again; the same arguments fail the "
+    "same way",
     "UNAVAILABLE": "the id is missing or outside your scope (the two look alike); never call "
     "again with the same id: search for the entity instead",
     "INDEX_NOT_READY": "a label you named cannot be searched yet and you cannot fix that: "
     "search again without `labels`",
-    "FORBIDDEN": "`scope.workspaces` names a workspace you are not granted: call again without "
-    "it (describe_graph lists the workspaces you are granted)",
+    "FORBIDDEN": "you may not read what the call names: call again without it (describe_graph "
+    "lists what you may read)",
     "UNAUTHENTICATED": "your credentials are missing or refused; retrying does not help: tell "
     "the user",
     "BACKEND_UNAVAILABLE": "the database or the embedder cannot be reached: retry once after "
@@ -45,19 +45,18 @@ PASSAGE_INDEX_ADVICE = (
     "passage search is not ready yet and you cannot fix that: use search_entities and the "
     "evidence it cites instead"
 )
-# Every tool can answer these; a tool adds its own (walk UNAVAILABLE, search INDEX_NOT_READY).
-COMMON_CODES: tuple[str, ...] = ("MALFORMED", "FORBIDDEN", "BACKEND_UNAVAILABLE", "INTERNAL")
 
 
-def errors_note(*own: str, **worded: str) -> str:
-    """The sentence a tool's description ends with: its error codes (`own` first, then the
-    common ones), each with what to do; `worded` gives a code advice of the tool's own."""
-    codes: Sequence[str] = [*own, *COMMON_CODES]
-    advice = {**ADVICE, **worded}
+def instructions_note() -> str:
+    """What to do after each error code, for the server's instructions: once for all tools.
+
+    >>> instructions_note().startswith("A refused call is an error result")
+    True
+    """
     return (
-        "Errors carry a code; what to do: "
-        + "; ".join(f"{code}: {advice[code]}" for code in codes)
-        + "."
+        "A refused call is an error result whose text starts with its code; what to do: "
+        + "; ".join(f"{code}: {advice}" for code, advice in ADVICE.items())
+        + f"; INDEX_NOT_READY of search_passages: {PASSAGE_INDEX_ADVICE}."
     )
 
 
@@ -78,6 +77,16 @@ def agent_message(error: EvidenceGraphError) -> str:
     return error.message
 
 
+def sentence(text: str) -> str:
+    """`text` ending with a full stop (or the mark it ends with).
+
+    >>> sentence("a string is required"), sentence("Is it?")
+    ('a string is required.', 'Is it?')
+    """
+    text = text.rstrip()
+    return text if text.endswith((".", "!", "?", ":")) else text + "."
+
+
 def error_text(error: EvidenceGraphError) -> str:
     """The text of an error result: the code, the message and what to do."""
-    return f"{error.code}: {agent_message(error)} What to do: {advice(error)}."
+    return f"{error.code}: {sentence(agent_message(error))} What to do: {sentence(advice(error))}"

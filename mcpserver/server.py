@@ -27,22 +27,23 @@ from contract.errors import EvidenceGraphError, Internal, Malformed
 from contract.scope import Grant
 from mcpserver.answering import ANSWERERS, Answerer, ToolAnswer
 from mcpserver.arguments import Arguments
-from mcpserver.error_advice import advice, agent_message, error_text
+from mcpserver.error_advice import advice, agent_message, error_text, instructions_note
 from mcpserver.fitting import fit
 from mcpserver.tool_costs import tool_cost
-from mcpserver.tools import TOOLS
+from mcpserver.tools import TOOL_ARGUMENTS, TOOLS
 
 log = logging.getLogger(__name__)
 
 SERVER_NAME = "evidencegraph"
 INSTRUCTIONS = (
     "A knowledge graph that shows the passages behind every answer. Typical use: "
-    "describe_graph first, for the workspaces you are granted, the entity labels and the "
-    "relation types your scope holds, and the terms every answer uses; search_entities for "
-    "who or what, get_entity for one entity's evidence and relations (get_entities for "
-    "several), walk to explore relations further, search_passages for what a text says, "
-    "get_passage to read one passage in full. Quote evidence passages with their document "
-    "titles; an UNSUPPORTED entity and a PATH edge have no supporting passage."
+    "describe_graph first (your workspaces and documents, the entity labels and relation "
+    "types, and the terms every answer uses); search_entities for who or what; get_entity for "
+    "one entity's evidence and relations; walk for all relations around one; walk_between for "
+    "how two are connected; search_passages for what a text says; get_passage to read a "
+    "passage whole; get_evidence for more of an entity's passages. Quote evidence with its "
+    "document title; an UNSUPPORTED entity and a PATH edge have no supporting passage. "
+    "`evidence` IDS or NONE makes answers shorter. " + instructions_note()
 )
 
 # Who is calling and what they may read, for one tool call: the HTTP door reads it from the
@@ -75,10 +76,11 @@ async def _answer(
     caller_of: CallerOf,
     request: Request | None,
     answerer: Answerer,
+    name: str,
     arguments: dict[str, Any] | None,
 ) -> ToolAnswer:
     context, grant = await caller_of(request)
-    return await answerer(context, grant, Arguments(arguments))
+    return await answerer(context, grant, Arguments(arguments, TOOL_ARGUMENTS[name]))
 
 
 async def call_tool(
@@ -95,7 +97,7 @@ async def call_tool(
             raise Malformed("name", "no such tool; tools/list names them")
 
         # Priced before anything is read, as a GraphQL document is.
-        read = functools.partial(_answer, caller_of, request, answerer, arguments)
+        read = functools.partial(_answer, caller_of, request, answerer, name, arguments)
         answer = await admit(request, tool_cost(name, arguments), read)
     except EvidenceGraphError as error:
         log.info("tool %s: client error %s: %s", name, error.code, error.message)

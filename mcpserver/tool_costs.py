@@ -23,10 +23,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from contract.arguments import SUPPORT_LIMIT
+from contract.arguments import EVIDENCE_PAGE_SIZE, SUPPORT_LIMIT
 from contract.query_costs import Selected, argument_value, rows_read, selection_cost
 from graph.graph_shape import MENTION_CAP, RELATION_CAP
-from mcpserver.tools import ENTITY_RELATIONS, MAX_ENTITY_IDS
+from mcpserver.tools import (
+    BETWEEN_EDGES,
+    BETWEEN_NODES,
+    ENTITY_RELATIONS,
+    MAX_ENTITY_IDS,
+    WALK_EDGES,
+    WALK_NODES,
+)
 
 # The reads of the scope's shape: its capped mentions and relationships, and the catalog of
 # stored relationship types read before them.
@@ -66,6 +73,27 @@ def _walk(arguments: Mapping[str, Any]) -> list[Selected]:
     return [Selected("Query", "walk", arguments, True, result)]
 
 
+def _mcp_walk(arguments: Mapping[str, Any]) -> list[Selected]:
+    """A walk with MCP's own default bounds (mcpserver/tools.py), which are not GraphQL's."""
+    defaults = {"maxNodes": WALK_NODES.default, "maxEdges": WALK_EDGES.default}
+    return _walk({**defaults, **arguments})
+
+
+def _walk_between(arguments: Mapping[str, Any]) -> list[Selected]:
+    """Two depth-1 walks, one from each end, with walk_between's default bounds."""
+    defaults = {"maxNodes": BETWEEN_NODES.default, "maxEdges": BETWEEN_EDGES.default}
+    side = {**defaults, **arguments, "depth": 1}
+    return [*_walk(side), *_walk(side)]
+
+
+def _get_evidence(arguments: Mapping[str, Any]) -> list[Selected]:
+    """`entity { evidencePage(first: limit) { nodes { … document } } }`."""
+    first = {"first": argument_value(arguments, "limit", EVIDENCE_PAGE_SIZE)}
+    nodes = Selected("PassageConnection", "nodes", first, True, (_entity("Passage", "document"),))
+    page = Selected("Entity", "evidencePage", {}, True, (nodes,))
+    return [Selected("Query", "entity", {}, True, (page,))]
+
+
 def _entity_with_evidence(arguments: Mapping[str, Any]) -> Selected:
     limit = {"limit": arguments.get("supportLimit", SUPPORT_LIMIT.default)}
     return Selected("Query", "entity", {}, True, (_passages("Entity", "evidence", limit),))
@@ -95,7 +123,9 @@ def _labels(_: Mapping[str, Any]) -> list[Selected]:
 SELECTIONS: dict[str, Callable[[Mapping[str, Any]], list[Selected]]] = {
     "search_entities": _search_entities,
     "search_passages": _search_passages,
-    "walk": _walk,
+    "walk": _mcp_walk,
+    "walk_between": _walk_between,
+    "get_evidence": _get_evidence,
     "get_entity": _get_entity,
     "get_entities": _get_entities,
     "get_passage": _passage,

@@ -20,6 +20,7 @@ from mcp import ClientSession
 
 from graph.driver import Graph
 from graph.graph_schema import apply_schema
+from mcpserver.server import INSTRUCTIONS
 from tests.conftest import TEST_DIMENSION, Client, serving
 from tests.support.failing_driver import deferred_graph_checks
 from tests.support.graph_builder import GraphBuilder, unit_vector
@@ -42,6 +43,8 @@ TOOLS = {
     "entity_labels",
     "describe_graph",
     "get_entities",
+    "get_evidence",
+    "walk_between",
 }
 ACME_KEY = "acme-reader-5e1f0a2b3c4d5e6f7a8b"
 GLOBEX_KEY = "globex-reader-9a8b7c6d5e4f3a2b1c0d"
@@ -149,7 +152,8 @@ async def test_list_tools_shows_exactly_the_read_only_tools(acme_session: Opener
         assert tool.description and len(tool.description) > 80, tool.name
     search = next(tool for tool in tools if tool.name == "search_entities")
     assert search.inputSchema["properties"]["supportLimit"]["default"] == 3
-    assert "UNSUPPORTED" in (search.description or "")
+    described = next(tool for tool in tools if tool.name == "describe_graph")
+    assert "UNSUPPORTED" in (described.description or "")
     walk = next(tool for tool in tools if tool.name == "walk")
     assert "ASSERTION" in (walk.description or "") and "PATH" in (walk.description or "")
 
@@ -185,7 +189,9 @@ async def test_every_tool_answers_with_structured_content_and_a_text_naming_the_
         kinds = {(e["type"], e["kind"]) for e in structured(walked)["edges"]}
         assert kinds == {("WROTE_FOR", "ASSERTION"), ("KNEW", "PATH")}
         engine = world.builder.entity_id("Analytical Engine")
-        assert f"-[WROTE_FOR]-> Analytical Engine (id {engine}): ASSERTION" in text_of(walked)
+        assert "WROTE_FOR:\n- → Analytical Engine (id " + engine + "): ASSERTION [1]" in text_of(
+            walked
+        )
         assert "Engine notes" in text_of(walked)
 
         entity = await session.call_tool("get_entity", {"id": world.ada})
@@ -244,12 +250,14 @@ async def test_a_token_for_one_workspace_never_sees_the_other(keyed: Client, wor
         assert [hit["entity"]["id"] for hit in seen_by_globex["hits"]] == [world.grace]
         assert structured(await globex.call_tool("get_entity", {"id": world.ada}))["entity"] is None
         assert structured(await acme.call_tool("get_entity", {"id": world.grace}))["entity"] is None
-        forbidden = error_of(
+        # MCP names what the caller may read instead (issue 39); GraphQL says FORBIDDEN.
+        refused = error_of(
             await acme.call_tool(
                 "search_entities", {"query": "grace hopper", "scope": {"workspaces": ["globex"]}}
             )
         )
-        assert forbidden["code"] == "FORBIDDEN"
+        assert (refused["code"], refused["argument"]) == ("MALFORMED", "scope.workspaces")
+        assert "you may read: acme (1 document)" in refused["message"]
 
 
 # describe_graph and get_entities (issue 29, point 7) ------------------------------------------
@@ -366,41 +374,54 @@ async def test_each_error_carries_the_graphql_code_and_message(
         unavailable = error_of(await session.call_tool("walk", {"entityId": world.grace}))
         assert unavailable["code"] == "UNAVAILABLE"
 
-        not_ready = error_of(
+        # MCP (issue 39): a label the scope does not hold, a workspace outside the grant, are
+        # MALFORMED naming the ones there are; GraphQL keeps INDEX_NOT_READY and FORBIDDEN.
+        no_label = error_of(
             await session.call_tool("search_entities", {"query": "ada", "labels": ["Nowhere"]})
         )
-        assert not_ready["code"] == "INDEX_NOT_READY" and not_ready["label"] == "Nowhere"
-
-        forbidden = error_of(
+        assert (no_label["code"], no_label["argument"]) == ("MALFORMED", "labels")
+        assert "Machine (1), Person (2)" in no_label["message"]
+        outside = error_of(
             await session.call_tool(
                 "search_passages", {"query": "ada", "scope": {"workspaces": ["globex"]}}
             )
         )
-        assert forbidden["code"] == "FORBIDDEN"
+        assert (outside["code"], outside["argument"]) == ("MALFORMED", "scope.workspaces")
+    auth = {"authorization": f"Bearer {ACME_KEY}"}
+    label = await keyed.execute(
+        '{ searchEntities(query: "ada", labels: ["Nowhere"]) { score } }', headers=auth
+    )
+    assert label["errors"][0]["extensions"]["code"] == "INDEX_NOT_READY"
+    granted = await keyed.execute(
+        '{ searchPassages(query: "ada", scope: {workspaces: ["globex"]}) { score } }',
+        headers=auth,
+    )
+    assert granted["errors"][0]["extensions"]["code"] == "FORBIDDEN"
 
 
-async def test_each_error_and_each_description_says_what_to_do(
-    acme_session: Opener, world: World
+async def test_what_to_do_after_each_error_is_said_once_in_the_instructions_and_in_each_error(
+    acme_session: Opener, graph: Graph, world: World
 ) -> None:
+    # An entity label the scope holds whose FULLTEXT index has gone: INDEX_NOT_READY.
+    await graph.write("DROP INDEX entity_name_fulltext_Machine", {})
     async with acme_session() as session:
         tools = {tool.name: tool for tool in (await session.list_tools()).tools}
         not_ready = await session.call_tool(
-            "search_entities", {"query": "ada", "labels": ["Nowhere"]}
+            "search_entities", {"query": "analytical engine", "labels": ["Machine"]}
         )
         unavailable = await session.call_tool("walk", {"entityId": world.grace})
     # INDEX_NOT_READY: no `schema apply` for an agent, which cannot run it: drop `labels`.
     error = error_of(not_ready)
+    assert (error["code"], error["label"]) == ("INDEX_NOT_READY", "Machine")
     assert "schema apply" not in text_of(not_ready) and "schema apply" not in error["message"]
     assert "without `labels`" in text_of(not_ready) and "without `labels`" in error["advice"]
     assert "never call again with the same id" in error_of(unavailable)["advice"]
     assert "What to do: " in text_of(unavailable)
-    for name, tool in tools.items():
-        description = tool.description or ""
-        assert "retry once after a pause" in description, name  # BACKEND_UNAVAILABLE
-        assert "fix the argument the message names" in description, name  # MALFORMED
-    assert "search again without `labels`" in (tools["search_entities"].description or "")
-    assert "never call again with the same id" in (tools["walk"].description or "")
-    # The terms are defined once, in describe_graph's description; the others point there.
+    # Said once, in the server's instructions, not in every description (issue 39, point 6).
+    for advice in ("retry once after a pause", "fix the argument the message names"):
+        assert INSTRUCTIONS.count(advice) == 1, advice
+        assert not any(advice in (tool.description or "") for tool in tools.values()), advice
+    # The terms are defined once, in describe_graph's description.
     vocabulary = tools["describe_graph"].description or ""
     for term in ("Visible:", "UNSUPPORTED:", "ASSERTION:", "PATH:", "HYBRID,", "LEXICAL,"):
         assert term in vocabulary, term
@@ -408,7 +429,7 @@ async def test_each_error_and_each_description_says_what_to_do(
     others = [t.description or "" for name, t in tools.items() if name != "describe_graph"]
     assert not any("reciprocal rank fusion" in description for description in others)
     candidates = tools["walk"].inputSchema["properties"]["maxCandidates"]["description"]
-    assert candidates.startswith("An internal read bound; leave it out.")
+    assert candidates.startswith("An internal read bound; leave it out")
     types = tools["walk"].inputSchema["properties"]["relationTypes"]["description"]
     assert "describe_graph" in types and "WORKS_FOR" not in types
 
@@ -532,7 +553,10 @@ async def test_a_result_over_mcp_max_result_chars_is_cut_with_a_note(
     for result in (over_http, over_stdio):
         content = structured(result)
         text = text_of(result)
-        assert len(text) + len(json.dumps(content, ensure_ascii=False)) <= 5000
+        # The budget is the text's, what a model reads (contract §12; issue 39): the structured
+        # content holds the same hits, without passage bodies.
+        assert len(text) <= 5000
+        assert "text" not in json.dumps(content["passages"])
         assert 0 < len(content["hits"]) < 12
         assert f"{12 - len(content['hits'])} of 12 hits" in content["cut"]
         # The note names the call that reads the rest (issue 29, point 3).
@@ -590,6 +614,7 @@ async def test_each_tool_costs_the_round_trips_of_the_matching_graphql_query(
         structured(await session.call_tool(name, arguments))
         return len(keyed.statements)
 
+    engine = world.builder.entity_id("Analytical Engine")
     async with http_session(keyed, ACME_KEY) as session:
         pairs = {
             "search_entities": (
@@ -625,10 +650,17 @@ async def test_each_tool_costs_the_round_trips_of_the_matching_graphql_query(
                 ),
             ),
         }
-        # MCP's own, with no GraphQL field: the stored relationship types, then the counts.
+        # MCP's own, with no GraphQL field: the stored relationship types, the counts, and
+        # the workspaces and documents the scope holds;
         described = await tool(session, "describe_graph", {})
-    assert described == 2
-    assert set(pairs) == TOOLS - {"describe_graph"}
+        # a depth-1 walk from each end (no DEPTH probe), then the connecting edges' passages;
+        between = await tool(
+            session, "walk_between", {"entityId": world.ada, "otherEntityId": engine}
+        )
+        # the entity, a page of its evidence, and its total.
+        evidence = await tool(session, "get_evidence", {"entityId": world.ada})
+    assert (described, between, evidence) == (3, 3, 3)
+    assert set(pairs) == TOOLS - {"describe_graph", "walk_between", "get_evidence"}
     for name, (mcp_trips, graphql_trips) in pairs.items():
         assert mcp_trips == graphql_trips, (name, pairs)
     assert all(trips > 0 for trips, _ in pairs.values()), pairs
@@ -716,3 +748,68 @@ async def test_a_tool_call_over_the_request_time_limit_ends_with_a_coded_503(
         error = response.json()["error"]
         assert error["code"] == "BACKEND_UNAVAILABLE"
         assert "REQUEST_TIMEOUT_SECONDS" in error["message"]
+
+
+# Evidence totals and the cursor to the rest (issue 39, point 2) -------------------------------
+
+
+async def test_an_edge_with_more_passages_than_it_shows_says_its_total_and_reads_on(
+    acme_session: Opener, graph: Graph, world: World
+) -> None:
+    builder = world.builder
+    texts = [f"Ada Lovelace wrote to Charles Babbage, letter {n}." for n in range(5)]
+    letters = await builder.version(
+        "acme",
+        texts,
+        title="Letters",
+        mentions={"Ada Lovelace": range(5), "Charles Babbage": range(5)},
+        relations=[("Ada Lovelace", "WROTE_TO", "Charles Babbage", range(5))],
+    )
+    await apply_schema(graph, TEST_DIMENSION)
+    async with acme_session() as session:
+        walked = await session.call_tool("walk", {"entityId": world.ada})
+        edge = next(e for e in structured(walked)["edges"] if e["type"] == "WROTE_TO")
+        rest = structured(
+            await session.call_tool("get_evidence", {"cursor": edge["evidenceCursor"]})
+        )
+    assert (len(edge["evidenceIds"]), edge["evidenceTotal"]) == (3, 5)
+    assert "(3 of 5 passages; the rest: get_evidence with cursor" in text_of(walked)
+    assert (rest["first"], rest["evidenceTotal"], rest["edgeId"]) == (3, 5, edge["id"])
+    assert edge["evidenceIds"] + rest["evidenceIds"] == letters.passage_ids
+    assert "evidenceCursor" not in rest
+
+
+# A walk, one line per edge (issue 39, point 1) ------------------------------------------------
+
+
+async def test_a_default_walk_of_a_hundred_edges_on_long_passages_fits_one_answer(
+    acme_session: Opener, graph: Graph, world: World
+) -> None:
+    """GraphRAG-sized text units (about 5,000 characters), each supporting five relations of
+    a hub: every edge and every passage's quote in one answer, uncut at 20,000 characters."""
+    filler = "The engine turned through the night while the notes piled up on the desk. " * 66
+    names = [f"Correspondent {n}" for n in range(100)]
+    texts = [
+        filler + " ".join(f"Ada Lovelace wrote to {name}." for name in names[n : n + 5])
+        for n in range(0, 100, 5)
+    ]
+    await world.builder.version(
+        "acme",
+        texts,
+        title="Correspondence",
+        mentions={"Ada Lovelace": range(20), **{name: [n // 5] for n, name in enumerate(names)}},
+        relations=[("Ada Lovelace", "WROTE_TO", name, [n // 5]) for n, name in enumerate(names)],
+    )
+    await apply_schema(graph, TEST_DIMENSION)
+    async with acme_session() as session:
+        result = await session.call_tool("walk", {"entityId": world.ada})
+    content = structured(result)
+    assert "cut" not in content and len(text_of(result)) <= 20_000
+    wrote = [edge for edge in content["edges"] if edge["type"] == "WROTE_TO"]
+    assert len(wrote) == 100 and len(content["passages"]) == 21
+    lines = text_of(result).splitlines()
+    assert sum(line.startswith("- ") for line in lines) == len(content["edges"])
+    # Each passage quoted once, where it names an end of the edges it supports.
+    quoted = [line for line in lines if line.startswith("[")]
+    assert len(quoted) == len(content["passages"])
+    assert all("Ada Lovelace" in line or "Correspondent" in line for line in quoted)

@@ -27,15 +27,18 @@ from contract.identifiers import workspace_id
 from embedding.hashing import HashEmbedder
 from graph.driver import Graph
 from graph.graph_schema import apply_schema
-from mcpserver.rendering import DESCRIPTION_CHARS, clipped
+from mcpserver.answering import WORD_END_ROOM
+from mcpserver.content import DESCRIPTION_CHARS, clipped
+from mcpserver.quoting import name_words
 from tests.conftest import TEST_DIMENSION, serving
 from tests.support.graph_builder import GraphBuilder
-from tests.support.mcp_sessions import http_session, stdio_session, structured, text_of
+from tests.support.mcp_sessions import error_of, http_session, stdio_session, structured, text_of
 
 ALEX_MERCER = workspace_id("demo", "bbb2ad85-3d0b-4c26-b6f9-71ed76ee64bd", "entity")
+TAYLOR_CRUZ = "35d054c3-46ee-5762-bca3-3d456396fabe"
 DEMO_KEY = "demo-reader-1f2e3d4c5b6a79880a1b"
 UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
-QUERIES = ("Alex Mercer", "Taylor Cruz", "Dulce base")
+QUERIES = ("Alex Mercer", "Taylor Cruz", "Dulce base", "Who is Sherlock Holmes?")
 UNCUT = 10_000_000  # MCP_MAX_RESULT_CHARS at its maximum: nothing is cut
 # What is checked is the answers, not their time: a busy 2-core machine can take more than the
 # default 10 s for a search (as tests/test_mcp_inspector.py allows too).
@@ -129,18 +132,28 @@ def demo_session(
     return opened
 
 
-def passage_objects(content: Any) -> list[str]:
-    """The ids of every object in `content` that carries a passage's text."""
+def passage_bodies(content: Any) -> list[str]:
+    """The ids of every object in `content` that carries a passage's text (get_passage's
+    answer is the one that may)."""
     found: list[str] = []
     if isinstance(content, dict):
         if "id" in content and "text" in content:
             found.append(content["id"])
         for value in content.values():
-            found.extend(passage_objects(value))
+            found.extend(passage_bodies(value))
     elif isinstance(content, list):
         for item in content:
-            found.extend(passage_objects(item))
+            found.extend(passage_bodies(item))
     return found
+
+
+QUOTE = re.compile(rf'^\s*\[(\d+)\] "(.*)"(?: — .*)? \(passage ({UUID})\)$')
+
+
+def quotes(text: str) -> list[tuple[str, str]]:
+    """Each quote of a text: (passage id, the quoted words)."""
+    found = [QUOTE.match(line) for line in text.splitlines()]
+    return [(match.group(3), match.group(2)) for match in found if match]
 
 
 async def pages(
@@ -156,11 +169,12 @@ async def pages(
     return answered
 
 
+ADVICE = ("More relations", "Cut at", "A hub", "This entity is a hub", "No relation in scope")
+
+
 def advice_of(result: types.CallToolResult) -> list[str]:
-    """The lines after a walk's edges and their evidence: what its bounds mean."""
-    lines = text_of(result).splitlines()
-    last_edge = max(n for n, line in enumerate(lines) if line.startswith(("- ", "    ")))
-    return lines[last_edge + 1 :]
+    """The lines of a walk's text that say what its bounds mean."""
+    return [line for line in text_of(result).splitlines() if line.startswith(ADVICE)]
 
 
 # Point 1: the quote holds the mention ------------------------------------------------------
@@ -170,25 +184,26 @@ async def test_the_quote_holds_the_mention(demo: Demo, demo_session: Opener) -> 
     texts = await demo.texts()
     async with demo_session(20_000) as session:
         result = await session.call_tool("search_entities", {"query": "Alex Mercer"})
-    names = {hit["entity"]["id"]: hit["entity"]["name"] for hit in structured(result)["hits"]}
-    name, checked = None, 0
-    for line in text_of(result).splitlines():
-        hit_line = re.match(rf"\d+\. .* \(id ({UUID})\)", line)
-        if hit_line:
-            name = names[hit_line.group(1)]
-        elif line.strip().startswith("evidence:") and name is not None:
-            cited = re.search(rf"\(passage ({UUID})\)$", line)
-            assert cited, line
-            if name.lower() in texts[cited.group(1)].lower():
-                assert name.lower() in line.lower(), (name, line)
-                checked += 1
+    content = structured(result)
+    cited_for: dict[str, list[str]] = {}
+    for hit in content["hits"]:
+        for passage_id in hit["evidenceIds"]:
+            cited_for.setdefault(passage_id, []).append(hit["entity"]["name"])
+    checked = 0
+    for passage_id, quoted in quotes(text_of(result)):
+        words = {word for name in cited_for[passage_id] for word in name_words(name)}
+        if any(word in texts[passage_id].lower() for word in words):
+            assert any(word in quoted.lower() for word in words), (cited_for[passage_id], quoted)
+            checked += 1
     assert checked >= 3
 
 
 # Point 2: each passage once per answer -----------------------------------------------------
 
 
-async def test_each_passage_appears_once_per_answer(demo: Demo, demo_session: Opener) -> None:
+async def test_each_passage_is_quoted_once_per_answer_and_never_sent_whole(
+    demo: Demo, demo_session: Opener
+) -> None:
     async with demo_session(20_000) as session:
         answers = {
             "search_entities": await session.call_tool("search_entities", {"query": "Alex Mercer"}),
@@ -196,9 +211,12 @@ async def test_each_passage_appears_once_per_answer(demo: Demo, demo_session: Op
             "get_entity": await session.call_tool("get_entity", {"id": ALEX_MERCER}),
         }
     for tool, result in answers.items():
-        sent = passage_objects(structured(result))
-        assert sent, tool
-        assert len(sent) == len(set(sent)), (tool, sorted(sent))
+        content = structured(result)
+        assert content["passages"] and not passage_bodies(content), tool
+        quoted = [passage_id for passage_id, _ in quotes(text_of(result))]
+        assert sorted(quoted) == sorted(content["passages"]), tool  # each once
+        for passage in content["passages"].values():
+            assert 0 <= passage["quoteStart"] < passage["quoteEnd"] <= passage["length"]
 
 
 # Point 3: a cursor for searches and walks, an offset for get_passage ------------------------
@@ -248,6 +266,7 @@ async def test_get_passage_reads_a_long_passage_in_parts(demo: Demo, demo_sessio
     longest = max((pid for pid in texts if pid not in demo.other_passages), key=texts.__getitem__)
     assert len(texts[longest]) > 4_000
     parts: list[str] = []
+    endings: list[str] = []
     async with demo_session(20_000) as session:
         offset: int | None = 0
         while offset is not None:
@@ -257,21 +276,26 @@ async def test_get_passage_reads_a_long_passage_in_parts(demo: Demo, demo_sessio
                 )
             )["passage"]
             assert part["offset"] == offset and part["length"] == len(texts[longest])
+            assert len(part["text"]) <= 1_500
             parts.append(part["text"])
             offset = part["nextOffset"]
+            if offset is not None:
+                endings.append(texts[longest][offset - 1 : offset + 1])
     assert "".join(parts) == texts[longest]
-    assert len(parts) == math.ceil(len(texts[longest]) / 1_500)
+    assert len(parts) <= math.ceil(len(texts[longest]) / (1_500 - WORD_END_ROOM))
+    # Each part ends at a word's end, never inside one (issue 39, point 6).
+    assert endings and all(not ending.isalnum() for ending in endings), endings
 
 
 # Issue 30 §2: what GraphRAG says about each relation, quoted as a claim ---------------------
 
 
-async def test_the_walk_quotes_each_edges_description_and_weight(
+async def test_get_entity_quotes_each_relations_description_and_weight(
     demo: Demo, demo_session: Opener
 ) -> None:
     async with demo_session(UNCUT) as session:
-        result = await session.call_tool("walk", {"entityId": ALEX_MERCER, "maxEdges": 1000})
-    edges = structured(result)["edges"]
+        result = await session.call_tool("get_entity", {"id": ALEX_MERCER, "maxEdges": 100})
+    edges = structured(result)["relations"]["edges"]
     assert len(edges) > 10
     assert all(edge["description"] and isinstance(edge["weight"], float) for edge in edges)
     lines = text_of(result).splitlines()
@@ -279,10 +303,11 @@ async def test_the_walk_quotes_each_edges_description_and_weight(
     edge_lines = [n for n, line in enumerate(lines) if line.startswith("- ")]
     assert len(edge_lines) == len(edges)
     for edge, at in zip(edges, edge_lines, strict=True):
-        assert f"(id {edge['sourceId']})" in lines[at] and f"(id {edge['targetId']})" in lines[at]
-        assert lines[at].endswith(f"ASSERTION, depth 1, weight {edge['weight']:g}"), lines[at]
-        quoted = clipped(edge["description"], DESCRIPTION_CHARS)
-        assert lines[at + 1] == f"    description: {quoted}"
+        other = edge["targetId"] if edge["sourceId"] == ALEX_MERCER else edge["sourceId"]
+        assert f"(id {other}): ASSERTION, weight {edge['weight']:g} [" in lines[at], lines[at]
+        assert (
+            lines[at + 1] == f"    description: {clipped(edge['description'], DESCRIPTION_CHARS)}"
+        )
 
 
 # Points 4 and 5: advice that can be followed, ids where the next call needs them ------------
@@ -298,8 +323,10 @@ async def test_every_entity_in_the_text_carries_its_id(demo: Demo, demo_session:
         edges = content.get("edges") or content["relations"]["edges"]
         edge_lines = [line for line in text_of(result).splitlines() if line.startswith("- ")]
         assert len(edge_lines) == len(edges) > 0
+        assert f"(id {ALEX_MERCER})" in text_of(result).splitlines()[0]
         for edge, line in zip(edges, edge_lines, strict=True):
-            assert f"(id {edge['sourceId']})" in line and f"(id {edge['targetId']})" in line
+            other = edge["targetId"] if edge["sourceId"] == ALEX_MERCER else edge["sourceId"]
+            assert f"(id {other})" in line
     for hit in structured(found)["hits"]:
         assert f"(id {hit['entity']['id']})" in text_of(found)
         if hit["entity"]["description"]:
@@ -341,7 +368,12 @@ async def test_each_tool_declares_the_output_schema_its_structured_content_meets
         ("search_entities", {"query": "Alex Mercer", "limit": 30}),
         ("search_passages", {"query": "Dulce base"}),
         ("walk", {"entityId": ALEX_MERCER, "depth": 2}),
+        ("walk", {"entityId": ALEX_MERCER, "evidence": "IDS"}),
+        ("walk_between", {"entityId": ALEX_MERCER, "otherEntityId": TAYLOR_CRUZ}),
         ("get_entity", {"id": ALEX_MERCER}),
+        ("get_entity", {"id": ALEX_MERCER, "evidence": "NONE"}),
+        ("get_evidence", {"entityId": ALEX_MERCER, "limit": 2}),
+        ("get_evidence", {"entityId": missing}),
         ("get_entity", {"id": missing}),
         ("get_passage", {"id": passage}),
         ("get_passage", {"id": missing}),
@@ -413,3 +445,325 @@ async def test_a_relation_type_no_relation_in_scope_has_is_named_with_the_types_
     ) in text_of(unknown).splitlines()
     assert structured(known)["edges"]
     assert "No relation in scope" not in text_of(known)
+
+
+# Issue 39, point 1: the text is budgeted, the structured content lean, the defaults fit ------
+
+
+async def test_default_calls_of_every_tool_fit_uncut_on_the_demo_data(
+    demo: Demo, demo_session: Opener
+) -> None:
+    texts = await demo.texts()
+    longest = max((pid for pid in texts if pid not in demo.other_passages), key=texts.__getitem__)
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("search_entities", {"query": "Alex Mercer"}),
+        ("search_passages", {"query": "Dulce base"}),
+        ("walk", {"entityId": ALEX_MERCER}),
+        ("walk_between", {"entityId": ALEX_MERCER, "otherEntityId": TAYLOR_CRUZ}),
+        ("get_entity", {"id": ALEX_MERCER}),
+        ("get_entities", {"ids": [ALEX_MERCER, TAYLOR_CRUZ]}),
+        ("get_evidence", {"entityId": ALEX_MERCER}),
+        ("get_passage", {"id": longest}),
+        ("entity_labels", {}),
+        ("describe_graph", {}),
+    ]
+    async with demo_session(20_000) as session:  # MCP_MAX_RESULT_CHARS' default
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+        results = [(tool, await session.call_tool(tool, arguments)) for tool, arguments in calls]
+    assert {tool for tool, _ in results} == set(tools)
+    for tool, result in results:
+        assert "cut" not in structured(result), tool
+        assert len(text_of(result)) <= 20_000, tool
+    # get_passage's default reads a whole GraphRAG text unit (the longest, 5,991 characters).
+    passage = structured(results[7][1])["passage"]
+    assert passage["text"] == texts[longest] and passage["nextOffset"] is None
+    # Each tool's schema states its defaults.
+    for declared in tools.values():
+        for name, argument in declared.inputSchema["properties"].items():
+            if argument.get("type") == "integer" or name == "evidence":
+                assert "default" in argument, (declared.name, name)
+
+
+async def test_a_walk_of_every_edge_the_demo_reaches_fits_one_answer_one_line_each(
+    demo: Demo, demo_session: Opener
+) -> None:
+    async with demo_session(20_000) as session:
+        result = await session.call_tool(
+            "walk", {"entityId": ALEX_MERCER, "depth": 2, "maxEdges": 1000}
+        )
+    content = structured(result)
+    assert "cut" not in content and len(content["edges"]) > 90  # 95 in the demo data
+    lines = [line for line in text_of(result).splitlines() if line.startswith("- ")]
+    # One line each, both ends' ids on a depth-2 edge's.
+    assert len(lines) == len(content["edges"]) and all(len(line) < 180 for line in lines)
+
+
+async def test_the_size_cut_budgets_the_text_the_model_reads(
+    demo: Demo, demo_session: Opener
+) -> None:
+    walk = {"entityId": ALEX_MERCER, "depth": 2, "maxEdges": 150}
+    async with demo_session(3_000) as session:
+        first = await session.call_tool("walk", walk)
+        following = await session.call_tool(
+            "walk", {**walk, "cursor": structured(first)["nextCursor"]}
+        )
+    for result in (first, following):
+        assert len(text_of(result)) <= 3_000
+        assert structured(result)["edges"] and not passage_bodies(structured(result))
+
+
+async def test_evidence_ids_gives_the_passage_ids_alone_and_none_gives_neither(
+    demo: Demo, demo_session: Opener
+) -> None:
+    async with demo_session(UNCUT) as session:
+        ids = await session.call_tool("walk", {"entityId": ALEX_MERCER, "evidence": "IDS"})
+        none = await session.call_tool("walk", {"entityId": ALEX_MERCER, "evidence": "NONE"})
+        quoted = await session.call_tool("walk", {"entityId": ALEX_MERCER})
+    assert quotes(text_of(quoted)) and not quotes(text_of(ids)) and not quotes(text_of(none))
+    cited = {pid for edge in structured(ids)["edges"] for pid in edge["evidenceIds"]}
+    assert cited and all(f"passage {pid}" in text_of(ids) for pid in cited)
+    assert all("quoteStart" not in p for p in structured(ids)["passages"].values())
+    assert structured(none)["passages"] == {}
+    assert all(edge["evidenceIds"] == [] for edge in structured(none)["edges"])
+    assert "passage " not in text_of(none)
+    kinds = [edge["kind"] for edge in structured(none)["edges"]]
+    assert kinds == [edge["kind"] for edge in structured(quoted)["edges"]]
+
+
+# Issue 39, point 2: relevance and completeness said aloud -------------------------------------
+
+
+async def test_a_name_not_in_the_graph_says_nothing_matched_by_name(
+    demo: Demo, demo_session: Opener
+) -> None:
+    async with demo_session(UNCUT) as session:
+        holmes = await session.call_tool("search_entities", {"query": "Who is Sherlock Holmes?"})
+        lexical = await session.call_tool(
+            "search_entities", {"query": "Sherlock Holmes", "mode": "LEXICAL"}
+        )
+        mercer = await session.call_tool("search_entities", {"query": "Alex Mercer"})
+    assert structured(holmes)["hits"], "found by meaning: there are always some"
+    assert structured(holmes)["matchedByName"] is False
+    assert all(hit["lexicalRank"] is None for hit in structured(holmes)["hits"])
+    said = text_of(holmes).splitlines()[1]
+    assert said.startswith("Nothing matched by name:") and "probably not in the graph" in said
+    assert "`mode` LEXICAL" in said
+    assert structured(lexical)["hits"] == []
+    assert "Nothing matched by name" in text_of(lexical)
+    assert structured(mercer)["matchedByName"] is True
+    assert "Nothing matched" not in text_of(mercer)
+
+
+async def test_each_hit_says_its_score_and_ranks_and_the_limit_when_the_hits_reach_it(
+    demo: Demo, demo_session: Opener
+) -> None:
+    async with demo_session(UNCUT) as session:
+        three = await session.call_tool("search_entities", {"query": "Alex Mercer", "limit": 3})
+        few = await session.call_tool(
+            "search_entities", {"query": "Alex Mercer", "mode": "LEXICAL", "limit": 100}
+        )
+    hits = structured(three)["hits"]
+    assert len(hits) == 3 and structured(three)["limitReached"] is True
+    assert "Limit reached: more may match; raise `limit` (now 3" in text_of(three)
+    for n, hit in enumerate(hits, 1):
+        line = next(line for line in text_of(three).splitlines() if line.startswith(f"{n}. "))
+        assert f"score {hit['score']:.4g}" in line
+        lexical = hit["lexicalRank"]
+        assert (f"lexical rank {lexical}" if lexical else "no lexical rank") in line
+    assert len(structured(few)["hits"]) < 100 and structured(few)["limitReached"] is False
+    assert "Limit reached" not in text_of(few)
+
+
+async def test_evidence_says_its_total_and_get_evidence_reads_the_rest(
+    demo: Demo, demo_session: Opener
+) -> None:
+    rows = await demo.graph.read(
+        "MATCH (:Entity {id: $id})-[:MENTIONED_IN]->(c:Chunk)<-[:HAS_PART]-(d:Document)"
+        " WHERE d.workspace = 'demo' AND c.version = d.currentVersion"
+        " RETURN c.id AS id ORDER BY d.id, c.position, c.id",
+        {"id": ALEX_MERCER},
+    )
+    visible = [row["id"] for row in rows]
+    assert len(visible) > 2
+    async with demo_session(UNCUT) as session:
+        found = structured(
+            await session.call_tool("search_entities", {"query": "Alex Mercer", "supportLimit": 1})
+        )
+        hit = next(h for h in found["hits"] if h["entity"]["id"] == ALEX_MERCER)
+        read = list(hit["evidenceIds"])
+        cursor = hit["evidenceCursor"]
+        while cursor:
+            page = structured(
+                await session.call_tool("get_evidence", {"cursor": cursor, "limit": 1})
+            )
+            assert page["first"] == len(read) and page["evidenceTotal"] == len(visible)
+            read += page["evidenceIds"]
+            cursor = page.get("evidenceCursor")
+        text = text_of(await session.call_tool("get_entity", {"id": ALEX_MERCER}))
+    assert hit["evidenceTotal"] == len(visible)
+    assert read == visible  # every passage once, in evidence order
+    assert f"evidence (3 of {len(visible)} passages; the rest: get_evidence with cursor" in text
+
+
+# Issue 39, point 3: scope that can be found --------------------------------------------------
+
+
+async def test_describe_graph_names_the_workspaces_and_documents_with_counts(
+    demo: Demo, demo_session: Opener
+) -> None:
+    async with demo_session(UNCUT) as session:
+        result = await session.call_tool("describe_graph", {})
+    content = structured(result)
+    assert content["workspaces"] == [{"name": "demo", "documents": 1}]
+    [document] = content["documents"]
+    assert (document["workspace"], document["title"], document["passages"]) == (
+        "demo",
+        "dulce.txt",
+        5,
+    )
+    assert content["moreDocuments"] == 0
+    assert "demo (1 document)" in text_of(result) and "dulce.txt" in text_of(result)
+    assert "other" not in text_of(result).replace("another", "")
+
+
+async def test_a_misspelt_or_unreadable_workspace_is_malformed_naming_the_readable_ones(
+    demo: Demo, demo_session: Opener
+) -> None:
+    async with demo_session(UNCUT) as session:
+        misspelt = await session.call_tool(
+            "search_entities", {"query": "Alex Mercer", "scope": {"workspaces": ["dulce"]}}
+        )
+        not_granted = await session.call_tool(
+            "walk", {"entityId": ALEX_MERCER, "scope": {"workspaces": ["other"]}}
+        )
+    for result in (misspelt, not_granted):
+        error = error_of(result)
+        assert (error["code"], error["argument"]) == ("MALFORMED", "scope.workspaces")
+        assert error["message"].endswith("the workspaces you may read: demo (1 document)")
+    # A workspace another caller holds is refused exactly as one that does not exist.
+    assert (
+        error_of(misspelt)["message"].replace("'dulce'", "'other'")
+        == error_of(not_granted)["message"]
+    )
+
+
+async def test_a_label_the_scope_does_not_hold_is_malformed_naming_the_labels_it_holds(
+    demo: Demo, demo_session: Opener
+) -> None:
+    async with demo_session(UNCUT) as session:
+        result = await session.call_tool(
+            "search_entities", {"query": "Alex Mercer", "labels": ["Wizard"]}
+        )
+        person = await session.call_tool(
+            "search_entities", {"query": "Alex Mercer", "labels": ["Person"]}
+        )
+    error = error_of(result)
+    assert (error["code"], error["argument"]) == ("MALFORMED", "labels")
+    assert "Wizard" in error["message"]
+    assert "Event (11), Geo (13), Organization (8), Person (7)" in error["message"]
+    assert structured(person)["hits"]
+
+
+async def test_an_unknown_argument_is_refused_naming_the_tools_arguments(
+    demo: Demo, demo_session: Opener
+) -> None:
+    async with demo_session(UNCUT) as session:
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+        result = await session.call_tool("walk", {"entityId": ALEX_MERCER, "workspace": "demo"})
+    error = error_of(result)
+    assert (error["code"], error["argument"]) == ("MALFORMED", "workspace")
+    takes = ", ".join(tools["walk"].inputSchema["properties"])
+    assert error["message"].endswith(f"it takes: {takes}")
+
+
+# Issue 39, point 4: the edges between two entities ---------------------------------------------
+
+
+async def test_walk_between_gives_the_direct_and_two_step_edges_the_walks_from_each_end_give(
+    demo: Demo, demo_session: Opener
+) -> None:
+    widest = {"maxNodes": 500, "maxEdges": 1000}
+    async with demo_session(UNCUT) as session:
+        between = structured(
+            await session.call_tool(
+                "walk_between", {"entityId": ALEX_MERCER, "otherEntityId": TAYLOR_CRUZ}
+            )
+        )
+        direct = structured(
+            await session.call_tool(
+                "walk_between",
+                {"entityId": ALEX_MERCER, "otherEntityId": TAYLOR_CRUZ, "depth": 1},
+            )
+        )
+        around = [
+            structured(await session.call_tool("walk", {"entityId": end, **widest}))["edges"]
+            for end in (ALEX_MERCER, TAYLOR_CRUZ)
+        ]
+
+    def far(edge: dict[str, Any], near: str) -> str:
+        return str(edge["targetId"] if edge["sourceId"] == near else edge["sourceId"])
+
+    shared = {far(e, ALEX_MERCER) for e in around[0]} & {far(e, TAYLOR_CRUZ) for e in around[1]}
+    expected = {e["id"] for e in around[0] if far(e, ALEX_MERCER) == TAYLOR_CRUZ}
+    assert expected, "the demo's two agents are related directly"
+    assert {edge["id"] for edge in direct["edges"]} == expected and direct["via"] == []
+    expected |= {e["id"] for e in around[0] if far(e, ALEX_MERCER) in shared}
+    expected |= {e["id"] for e in around[1] if far(e, TAYLOR_CRUZ) in shared}
+    assert {edge["id"] for edge in between["edges"]} == expected
+    assert {node["id"] for node in between["via"]} == shared
+    # The same walk rules: workspace other's MET relation of the two is not theirs to see.
+    assert "MET" not in {edge["type"] for edge in between["edges"]}
+    assert between["truncatedBy"] == []
+
+
+async def test_walk_between_an_entity_missing_or_hidden_is_unavailable(
+    demo: Demo, demo_session: Opener
+) -> None:
+    hidden = next(iter(demo.other_entities))
+    async with demo_session(UNCUT) as session:
+        results = [
+            await session.call_tool(
+                "walk_between", {"entityId": ALEX_MERCER, "otherEntityId": other}
+            )
+            for other in (hidden, "00000000-0000-4000-8000-000000000000")
+        ]
+    assert error_of(results[0]) == error_of(results[1])
+    assert error_of(results[0])["code"] == "UNAVAILABLE"
+    assert error_of(results[0])["message"].startswith("The other entity is not available")
+
+
+# Issue 39, point 6: the smaller defects -----------------------------------------------------
+
+
+async def test_an_upper_case_uuid_is_read_in_lower_case(demo: Demo, demo_session: Opener) -> None:
+    async with demo_session(UNCUT) as session:
+        upper = await session.call_tool("get_entity", {"id": ALEX_MERCER.upper()})
+        lower = await session.call_tool("get_entity", {"id": ALEX_MERCER})
+    assert structured(upper) == structured(lower) and text_of(upper) == text_of(lower)
+
+
+async def test_an_error_text_ends_its_message_with_a_full_stop_before_what_to_do(
+    demo: Demo, demo_session: Opener
+) -> None:
+    async with demo_session(UNCUT) as session:
+        result = await session.call_tool("walk", {"entityId": 3})
+    assert text_of(result) == (
+        "MALFORMED: Argument `entityId` is invalid: a string is required. What to do: "
+        + error_of(result)["advice"]
+        + "."
+    )
+
+
+async def test_each_description_says_only_what_its_tool_takes(
+    demo: Demo, demo_session: Opener
+) -> None:
+    async with demo_session(UNCUT) as session:
+        tools = {tool.name: tool for tool in (await session.list_tools()).tools}
+    support = tools["get_entity"].inputSchema["properties"]["supportLimit"]["description"]
+    assert "per hit" not in support and "of the entity" in support
+    assert "scope" not in (tools["entity_labels"].description or "")
+    for name, tool in tools.items():  # the advice about errors is said once, elsewhere
+        assert "What to do" not in (tool.description or ""), name
+        assert "retry" not in (tool.description or ""), name
+    listed = [t.model_dump(exclude_none=True, by_alias=True) for t in tools.values()]
+    assert len(json.dumps(listed)) < 33_000  # 35,847 with the advice in every description

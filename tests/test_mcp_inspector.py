@@ -1,7 +1,7 @@
 """The MCP Inspector's CLI (`@modelcontextprotocol/inspector`, pinned in tests/node/) against
 `/mcp` of `evidencegraph serve` over the demo data, loaded as `evidencegraph demo` loads it: it
-lists the eight tools and an agent-style exchange (search_entities → get_entity → walk →
-describe_graph → follow the walk's cursor) answers with evidence from the demo data. The
+lists the tools and an agent-style exchange (search_entities → get_entity → walk →
+describe_graph → a depth-2 walk, then its cursor) answers with evidence from the demo data. The
 transcript it writes is the one docs/mcp.md shows."""
 
 from __future__ import annotations
@@ -53,8 +53,8 @@ async def test_the_inspector_cli_lists_the_tools_and_searches_the_demo_data(
         "NEO4J_QUERY_TIMEOUT_SECONDS": "120",
         # Above the statement limit, or a slow statement is cut at 30 s (503) anyway.
         "REQUEST_TIMEOUT_SECONDS": "150",
-        # Small enough that a default walk is cut, so the session follows its cursor.
-        "MCP_MAX_RESULT_CHARS": "16000",
+        # Small enough that a walk to depth 2 is cut, so the session follows its cursor.
+        "MCP_MAX_RESULT_CHARS": "8000",
     }
     # Loaded here rather than by `demo`, so the server's start is not timed with the load.
     assert await load_demo(Settings.from_environ(environment)) == ALEX_MERCER
@@ -97,14 +97,15 @@ async def test_the_inspector_cli_lists_the_tools_and_searches_the_demo_data(
             url,
             transcript,
             *("--method", "tools/call", "--tool-name", "walk"),
-            *("--tool-arg", f"entityId={ALEX_MERCER}"),
+            *("--tool-arg", f"entityId={ALEX_MERCER}", "--tool-arg", "depth=2"),
         )
         cursor = cut["structuredContent"]["nextCursor"]
         following = await inspector(
             url,
             transcript,
             *("--method", "tools/call", "--tool-name", "walk"),
-            *("--tool-arg", f"entityId={ALEX_MERCER}", "--tool-arg", f"cursor={cursor}"),
+            *("--tool-arg", f"entityId={ALEX_MERCER}", "--tool-arg", "depth=2"),
+            *("--tool-arg", f"cursor={cursor}"),
         )
     (tmp_path / "transcript.txt").write_text("\n".join(transcript))
     assert {tool["name"] for tool in listed["tools"]} == TOOLS
