@@ -137,8 +137,8 @@ class GraphQLView(GraphQL[RequestContext, None]):
             if refused.status_code == 400:
                 # A request GraphQL cannot read (no query, a non-string operationName): coded,
                 # as contract §7 asks of every 4xx for such a request.
-                unreadable = UnreadableRequest(UnreadableJson(refused.reason))
-                response = unreadable.response(Headers(scope=scope).get("accept"))
+                unread = UnreadableRequest(UnreadableJson(refused.reason))
+                response = unread.response(Headers(scope=scope).get("accept"))
             else:
                 headers = refused.headers if isinstance(refused, Refused) else {}
                 response = PlainTextResponse(refused.reason, refused.status_code, headers=headers)

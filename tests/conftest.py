@@ -161,7 +161,7 @@ def module_starts_from_known_graph(request: pytest.FixtureRequest) -> Iterator[N
     changed. What it left is then tidied away, so the next module is not the one to fail."""
     module = request.node
     items = [item for item in request.session.items if item.getparent(pytest.Module) is module]
-    if not any(_REACHES_NEO4J & set(item.fixturenames) for item in items):
+    if not any(_REACHES_NEO4J & set(getattr(item, "fixturenames", ())) for item in items):
         yield
         return
     checking_driver: neo4j.Driver = request.getfixturevalue("known_graph_driver")

@@ -115,9 +115,11 @@ async def named_ids(source: Source | GraphSource) -> dict[str, set[str]]:
         imported = await read_source_graph(source, GRAPH_OWNED_RELATION_TYPES)
         lines = [line for _, line in imported.lines]
     elif source.format == "graphrag":
-        lines = list(read_graphrag(source.path, source.workspace).versions)
+        lines = list(read_graphrag(source.path, source.documents_workspace).versions)
     elif source.format == "langchain":
-        documents = read_graph_documents(source.path, source.workspace, GRAPH_OWNED_RELATION_TYPES)
+        documents = read_graph_documents(
+            source.path, source.documents_workspace, GRAPH_OWNED_RELATION_TYPES
+        )
         lines = [line for _, line in documents.lines]
     else:
         lines = [line for _, line in read_bundle(source.path, dimensions=TEST_DIMENSION)]
