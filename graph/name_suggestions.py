@@ -21,6 +21,7 @@ from graph.driver import Graph
 from graph.fulltext_query import fulltext_query, scope_keys
 from graph.lookups import scoped
 from graph.mention_reads import ScopeShape, for_each_shape, scope_shape
+from graph.served_statements import served_each
 from graph.visibility import entity_returnable
 
 # Lucene's fuzzy candidates per label before the scope is applied, and the names returned:
@@ -47,7 +48,9 @@ def _suggestions(shape: ScopeShape) -> LiteralString:
 
 
 NAME_SUGGESTIONS: LiteralString = _suggestions("everywhere")
-_STATEMENTS: Mapping[ScopeShape, str] = for_each_shape(f"{__name__}.NAME_SUGGESTIONS", _suggestions)
+_STATEMENTS: Mapping[ScopeShape, str] = served_each(
+    for_each_shape(f"{__name__}.NAME_SUGGESTIONS", _suggestions)
+)
 
 
 @dataclass(frozen=True, slots=True)

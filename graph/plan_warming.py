@@ -26,6 +26,7 @@ from typing import LiteralString
 from contract.errors import BackendUnavailable
 from graph.driver import Graph
 from graph.graph_shape import STORED_RELATION_TYPES
+from graph.index_catalog import read_index_catalog
 from graph.planned_statements import PlanningFailed
 from graph.served_statements import ServingGraph, served_statements
 from graph.statement_names import statement_name
@@ -63,7 +64,13 @@ async def read_serving_graph(
     graph: Graph, graph_owned_types: Sequence[str], external_vectors: bool
 ) -> ServingGraph:
     rows = await graph.read(STORED_RELATION_TYPES, {})
-    return ServingGraph(tuple(rows[0]["types"]), tuple(graph_owned_types), external_vectors)
+    catalog = await read_index_catalog(graph, configuration=False)
+    return ServingGraph(
+        tuple(rows[0]["types"]),
+        tuple(graph_owned_types),
+        external_vectors,
+        tuple(catalog.entity_labels()),
+    )
 
 
 @dataclass

@@ -42,6 +42,7 @@ from graph.index_catalog import IndexCatalog, IndexState
 from graph.lookups import scoped
 from graph.mention_reads import ScopeShape, scope_shape
 from graph.ownership import OWNER_KEY
+from graph.served_statements import ServingGraph, served_variants
 from graph.statement_names import builds_statement
 from graph.visibility import entity_returnable
 
@@ -71,6 +72,14 @@ def labels_held(scanned: Sequence[str], shape: ScopeShape) -> str:
         " [label IN $oddLabels WHERE EXISTS { MATCH (labelled:Entity)"
         f" WHERE label IN labels(labelled) AND {returnable} }}] AS oddHeld"
     )
+
+
+@served_variants
+def _served(serving: ServingGraph) -> list[str]:
+    """What a caller granted every workspace sends (every label scanned) and what one granted
+    some sends when each label's index covers the key (every label looked up through it)."""
+    plain, _ = split_plain(serving.entity_labels)
+    return [labels_held(plain, "everywhere"), labels_held([], "workspaces")]
 
 
 def _keyed_index(catalog: IndexCatalog, label: str) -> str | None:

@@ -44,6 +44,9 @@ class ServingGraph:
     relation_types: tuple[str, ...]  # every stored relationship type
     graph_owned_types: tuple[str, ...]  # contract §2: never walked (GRAPH_OWNED_RELATION_TYPES)
     external_vectors: bool  # semantic reads come from a store outside Neo4j (VECTOR_STORE)
+    # The entity labels the index catalog names, in its order (`entityLabels` writes them into
+    # its statement for a caller granted every workspace: graph/scope_labels.py).
+    entity_labels: tuple[str, ...] = ()
 
     def walked_types(self) -> list[str]:
         """The types a walk follows when it names none (graph/walk.py `followed`)."""

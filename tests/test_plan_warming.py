@@ -289,6 +289,7 @@ query($query: String!, $scope: ScopeInput, $labels: [String!], $after: String,
     passage {{ {PASSAGE} }} score lexicalRank semanticRank }}
   lexicalPassages: searchPassages({SEARCH}, mode: LEXICAL) {{ passage {{ id }} }}
   semanticPassages: searchPassages({SEARCH}, mode: SEMANTIC) {{ passage {{ id }} }}
+  suggestions: nameSuggestions(query: $query, scope: $scope, labels: $labels)
 }}"""
 WALKS = f"""
 query($id: ID!, $scope: ScopeInput, $types: [String!], $after: String,
@@ -331,8 +332,9 @@ async def test_every_statement_a_request_sends_through_any_door_is_one_the_servi
 
 async def sweep(client: Client, builder: GraphBuilder, version: Version) -> None:
     graph = client.graph
-    ada, passage, document = (
+    ada, who, passage, document = (
         builder.entity_id("Ada Lovelace"),
+        builder.entity_id("The Who"),
         version.passage_ids[0],
         version.document_id,
     )
@@ -383,6 +385,8 @@ async def sweep(client: Client, builder: GraphBuilder, version: Version) -> None
                 "entity_labels": {},
                 "describe_graph": scoped,
                 "get_entities": {"ids": [ada], **scoped},
+                "walk_between": {"entityId": ada, "otherEntityId": who, **scoped},
+                "get_evidence": {"entityId": ada, **scoped},
             }
             for tool, arguments in calls.items():
                 result = await session.call_tool(tool, arguments)
