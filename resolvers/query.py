@@ -35,6 +35,10 @@ QueryArgument = Annotated[
         )
     ),
 ]
+LabelsArgument = Annotated[
+    list[str] | None,
+    strawberry.argument(description="Only these entity labels (see `entityLabels`); omit for all."),
+]
 ModeArgument = Annotated[
     SearchMode, strawberry.argument(description="How to rank: HYBRID (default), LEXICAL, SEMANTIC.")
 ]
@@ -54,12 +58,7 @@ class Query(FederationQuery):
         info: Info,
         query: QueryArgument,
         scope: ScopeArgument = None,
-        labels: Annotated[
-            list[str] | None,
-            strawberry.argument(
-                description="Only these entity labels (see `entityLabels`); omit for all."
-            ),
-        ] = None,
+        labels: LabelsArgument = None,
         mode: ModeArgument = SearchMode.HYBRID,
         limit: Annotated[
             int, strawberry.argument(description=SEARCH_LIMIT.description)
@@ -89,12 +88,7 @@ class Query(FederationQuery):
         info: Info,
         query: QueryArgument,
         scope: ScopeArgument = None,
-        labels: Annotated[
-            list[str] | None,
-            strawberry.argument(
-                description="Only these entity labels (see `entityLabels`); omit for all."
-            ),
-        ] = None,
+        labels: LabelsArgument = None,
         limit: Annotated[
             int, strawberry.argument(description=SUGGESTION_LIMIT.description)
         ] = SUGGESTION_LIMIT.default,
