@@ -272,7 +272,9 @@ def _plain(schema: Any) -> Any:
 def output_schema(tool: str) -> dict[str, Any]:
     """The JSON Schema of a tool's structured content, from its type."""
     schema: dict[str, Any] = _plain(TypeAdapter(CONTENT_TYPES[tool]).json_schema())
-    return schema
+    # MCP asks that a tool's output schema be an object's (the Inspector refuses the tool list
+    # otherwise): a union of objects (get_entity's found or not) says so above its `anyOf`.
+    return schema if schema.get("type") == "object" else {"type": "object", **schema}
 
 
 def document_json(document: DocumentRecord) -> DocumentJson:

@@ -65,7 +65,15 @@ def name_words(name: str) -> list[str]:
 
 
 def _tokens(text: str) -> list[tuple[str, int, int]]:
-    return [(m.group().lower(), m.start(), m.end()) for m in _ATOM.finditer(text)]
+    """Each atom of `text` with its place, as `name_words` writes a word: lowercased the way
+    the lexical rule does: the atoms of its lower case ("AAİA" is "aai" and "a", since the
+    lower case of "İ" adds a mark), each spanning the atom it came from, so a name is found
+    in a passage that writes it as the name does."""
+    return [
+        (word, m.start(), m.end())
+        for m in _ATOM.finditer(text)
+        for word in _ATOM.findall(m.group().lower())
+    ]
 
 
 def mentions(text: str, names: Sequence[str]) -> list[Mention]:

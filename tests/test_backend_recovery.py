@@ -85,7 +85,7 @@ async def test_neo4j_down_at_start_or_stopped_under_load_is_backend_unavailable_
                 started = await eventually(ready, "ready after Neo4j started")
                 assert app.state.services.graph_checks.passed  # run when Neo4j came
                 readiness = app.state.services.plan_readiness
-                first_start = readiness.warmed.started
+                warmings_at_start = warming.warmings
                 assert await unplanned(readiness.graph) == []
                 ada = await write_ada(f"bolt://127.0.0.1:{port}")
                 want = {"data": {"entity": {"id": ada, "name": "Ada"}}}
@@ -136,7 +136,7 @@ async def test_neo4j_down_at_start_or_stopped_under_load_is_backend_unavailable_
                 )
                 warming.set()
                 await eventually(ready, "ready after Neo4j returned")
-                assert readiness.warmed.started != first_start
+                assert warming.warmings > warmings_at_start  # planned again on the new Neo4j
                 assert await unplanned(readiness.graph) == []
                 print(
                     f"ready {started:.1f} s after start; correct {recovered:.1f} s after restart;"

@@ -216,7 +216,12 @@ def hostile_queries() -> list[str]:
     @settings(max_examples=40, database=None, suppress_health_check=list(HealthCheck))
     @given(
         st.text(
-            st.one_of(st.sampled_from('~*?:"()[]{}^\\/!+-&| AND OR NOT'), st.characters()),
+            # No lone surrogate: a client cannot encode one as UTF-8, and one sent as a JSON
+            # escape is refused at the door before any field (tests/test_odd_input.py).
+            st.one_of(
+                st.sampled_from('~*?:"()[]{}^\\/!+-&| AND OR NOT'),
+                st.characters(blacklist_categories=("Cs",)),
+            ),
             min_size=1,
             max_size=40,
         )

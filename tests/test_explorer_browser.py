@@ -164,21 +164,23 @@ def sent_by_hash(report: dict[str, Any]) -> None:
     """Every request named its operation by the build's hash (the id in the explorer's
     manifest); the text went only after the service answered that hash
     PERSISTED_QUERY_NOT_FOUND (automatic persisted queries: the first time a process meets a
-    document), and never twice for one document, since the service keeps what it was sent.
+    document from callers of one grant), and never twice for one document and token, since the
+    service keeps what each grant's callers sent (api/persisted_queries.py).
     Each action's `operations` is what it sent less those misses."""
     manifest = json.loads(EXPLORER_MANIFEST.read_text())
     ids = {operation["name"]: operation["id"] for operation in manifest["operations"]}
-    missed: set[str] = set()
-    texts: list[str] = []
+    missed: set[tuple[str, str]] = set()
+    texts: list[tuple[str, str]] = []
     for request in report["requests"]:
         assert request["hash"] == ids[request["operationName"]], request
+        sent = (str(request.get("authorization")), request["hash"])
         if request["code"] == MISS:
-            assert not request["text"] and request["hash"] not in texts, request
-            missed.add(request["hash"])
+            assert not request["text"] and sent not in texts, request
+            missed.add(sent)
         elif request["text"]:
-            assert request["hash"] in missed, request  # text only after its miss
-            missed.remove(request["hash"])
-            texts.append(request["hash"])
+            assert sent in missed, request  # text only after its miss
+            missed.remove(sent)
+            texts.append(sent)
     assert len(texts) == len(set(texts)), texts
     for action in report["actions"]:
         action["operations"] = [s["operationName"] for s in action["sent"] if s["code"] != MISS]

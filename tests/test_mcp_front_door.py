@@ -121,7 +121,8 @@ async def test_a_key_spending_its_rate_through_mcp_is_rate_limited_there_and_the
         front_door.rate_limits.clock = client.clock  # no point comes back during the test
         front_door.admission.sleep = Pauses(client)
         front_door.admission.clock = client.clock
-        walk = {"entityId": start, "depth": 2}
+        # GraphQL's default bounds (MCP's own defaults are larger: mcpserver/tools.py).
+        walk = {"entityId": start, "depth": 2, "maxNodes": 50, "maxEdges": 100}
         assert tool_cost("walk", walk) == graphql_cost(DEPTH_2_WALK, {"id": start})
         assert tool_cost("walk", walk) * 2 > 2000  # the second walk is over the minute's points
         first = await call(client, ACME_KEY, "walk", walk)
@@ -234,7 +235,8 @@ async def test_a_callers_refusals_are_paced_across_mcp_and_graphql_alike(
         assert third["code"] == "COST_LIMIT_EXCEEDED"
         pause = admission.refusal_pause
         assert pauses.seconds == [pause, 2 * pause]  # the first at once, then further apart
-        answer = await call(client, ACME_KEY, "walk", {"entityId": start})
+        small = {"entityId": start, "maxNodes": 50, "maxEdges": 100}  # within the 2,000 points
+        answer = await call(client, ACME_KEY, "walk", small)
         assert answer.json()["result"]["isError"] is False
         assert len(pauses.seconds) == 2  # an answer is never paused
 

@@ -58,14 +58,22 @@ def plan_only(monkeypatch: pytest.MonkeyPatch, names: frozenset[str]) -> None:
     monkeypatch.setattr(sys.modules[__name__], "_planned_only", names)
 
 
-def held_warming(monkeypatch: pytest.MonkeyPatch) -> asyncio.Event:
+class WarmingGate(asyncio.Event):
+    """Held (cleared), warming waits before it plans anything; `warmings` counts those done."""
+
+    warmings = 0
+
+
+def held_warming(monkeypatch: pytest.MonkeyPatch) -> WarmingGate:
     """A gate warming waits at before it plans anything (open: set; held: cleared)."""
-    gate = asyncio.Event()
+    gate = WarmingGate()
     gate.set()
 
     async def held(graph: Graph, serving: ServingGraph) -> WarmedPlans:
         await gate.wait()
-        return await warm_plans(graph, serving)
+        warmed = await warm_plans(graph, serving)
+        gate.warmings += 1
+        return warmed
 
     monkeypatch.setattr("api.plan_readiness.warm_plans", held)
     return gate
