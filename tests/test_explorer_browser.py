@@ -466,6 +466,13 @@ async def test_a_walk_of_500_nodes_is_drawn_and_answers_a_click(
     large = report["seen"]["large"]
     assert large["nodes"] == 500 and large["edges"] == 499
     assert large["detailsHeading"] == "Hub"
+    # Drawn at about a quarter of life size, a PATH still reads as dashed: dashes of 5 px or
+    # more, gaps of 3 (6 and 4 model pixels would be 1.4 and 1).
+    dash, gap = large["pathDashPx"]
+    assert dash >= 5 and gap >= 3, large["pathDashPx"]
+    # A click on the selected hub again changes no element's bounds (the press draws no
+    # overlay), so cytoscape does not work out its 499 edges again before it draws.
+    assert large["boundsChangedByAClickAgain"] == 0
     # Counts agree with their nouns: one passage, no passages, five hundred entities.
     assert large["summary"] == "500 entities, 499 relations"
     assert large["edgeCounts"] == {"ASSERTION, 1 passage": 249, "PATH, 0 passages": 250}

@@ -773,8 +773,23 @@ try {
       edges: Number(await page.getAttribute("#walk-graph", "data-edges")),
     };
     await shot("walk-500");
+    // A PATH's dashes on screen at the zoom the walk is first drawn at, in pixels.
+    report.seen.large.pathDashPx = await page.evaluate(() => {
+      const cy = document.querySelector("#walk-graph")._cyreg.cy;
+      const pattern = cy.edges('[kind = "PATH"]').first().pstyle("line-dash-pattern").pfValue;
+      return pattern.map((length) => Math.round(length * cy.zoom() * 10) / 10);
+    });
     // Input on the drawing: a click on the start (the centre) until its panel shows.
     const inputs = await clickToPanelMs(page, 5);
+    // One more click on the start, now selected: the bounds it changes (cytoscape works out
+    // every edge of a node whose bounds change again, 499 here, before it draws).
+    await page.evaluate(() => {
+      window.__bounds = 0;
+      document.querySelector("#walk-graph")._cyreg.cy.on("bounds", () => void window.__bounds++);
+    });
+    await clickToPanelMs(page, 1);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    report.seen.large.boundsChangedByAClickAgain = await page.evaluate(() => window.__bounds);
     const box = await walkCentre(page);
     // A wheel zoom until the next painted frame.
     const zooms = [];
