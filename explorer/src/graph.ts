@@ -89,6 +89,13 @@ function styleFor(many: boolean): cytoscape.StylesheetJson {
         "text-max-width": "140px",
         width: "data(size)",
         height: "data(size)",
+        // The selection's halo is a ring every node carries, invisible (1 % white) until the
+        // node is chosen: choosing one then changes its ring's colour, not its bounds, and a
+        // change of a node's bounds makes cytoscape work out every edge of it again before it
+        // draws (499 for a hub).
+        "outline-width": 7,
+        "outline-color": "#ffffff",
+        "outline-opacity": 0.01,
       },
     },
     { selector: "node[distance = 0]", style: { "border-width": 5, "border-color": "#1a202c" } },
@@ -125,7 +132,7 @@ function styleFor(many: boolean): cytoscape.StylesheetJson {
     { selector: ".hidden", style: { display: "none" } },
     {
       selector: "node.chosen",
-      style: { "underlay-color": "#dd6b20", "underlay-padding": 7, "underlay-opacity": 0.85, "underlay-shape": "ellipse" },
+      style: { "outline-color": "#dd6b20", "outline-opacity": 0.85 },
     },
     {
       selector: "edge.chosen",
