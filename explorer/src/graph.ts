@@ -89,13 +89,14 @@ function styleFor(many: boolean): cytoscape.StylesheetJson {
         "text-max-width": "140px",
         width: "data(size)",
         height: "data(size)",
-        // The selection's halo is a ring every node carries, invisible (1 % white) until the
-        // node is chosen: choosing one then changes its ring's colour, not its bounds, and a
-        // change of a node's bounds makes cytoscape work out every edge of it again before it
-        // draws (499 for a hub).
-        "outline-width": 7,
-        "outline-color": "#ffffff",
-        "outline-opacity": 0.01,
+        // The selection's halo is one every node carries, invisible (1 % white) until the node
+        // is chosen: choosing one then changes its halo's colour, not its bounds, and a change
+        // of a node's bounds makes cytoscape work out every edge of it again before it draws
+        // (499 for a hub).
+        "underlay-shape": "ellipse",
+        "underlay-padding": 7,
+        "underlay-color": "#ffffff",
+        "underlay-opacity": 0.01,
       },
     },
     { selector: "node[distance = 0]", style: { "border-width": 5, "border-color": "#1a202c" } },
@@ -132,7 +133,7 @@ function styleFor(many: boolean): cytoscape.StylesheetJson {
     { selector: ".hidden", style: { display: "none" } },
     {
       selector: "node.chosen",
-      style: { "outline-color": "#dd6b20", "outline-opacity": 0.85 },
+      style: { "underlay-color": "#dd6b20", "underlay-opacity": 0.85 },
     },
     {
       selector: "edge.chosen",
