@@ -468,6 +468,14 @@ async def test_a_walk_of_500_nodes_is_drawn_and_answers_a_click(
     large = report["seen"]["large"]
     assert large["nodes"] == 500 and large["edges"] == 499
     assert large["detailsHeading"] == "Hub"
+    # Drawn at about a fifth of life size, a PATH still reads as dashed: dashes of 4 px or
+    # more, gaps of 2.5 (6 and 4 model pixels would be 1.3 and 0.9).
+    dash, gap = large["pathDashPx"]
+    assert dash >= 4 and gap >= 2.5, large["pathDashPx"]
+    # Clicks on the hub, the first choosing it, change no element's bounds (the press draws no
+    # overlay, the halo is a ring the node always has), so cytoscape does not work out its 499
+    # edges again before it draws.
+    assert large["boundsChangedByClicks"] == []
     # Counts agree with their nouns: one passage, no passages, five hundred entities.
     assert large["summary"] == "500 entities, 499 relations"
     assert large["edgeCounts"] == {"ASSERTION, 1 passage": 249, "PATH, 0 passages": 250}

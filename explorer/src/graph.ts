@@ -89,6 +89,14 @@ function styleFor(many: boolean): cytoscape.StylesheetJson {
         "text-max-width": "140px",
         width: "data(size)",
         height: "data(size)",
+        // The selection's halo is one every node carries, invisible (1 % white) until the node
+        // is chosen: choosing one then changes its halo's colour, not its bounds, and a change
+        // of a node's bounds makes cytoscape work out every edge of it again before it draws
+        // (499 for a hub).
+        "underlay-shape": "ellipse",
+        "underlay-padding": 7,
+        "underlay-color": "#ffffff",
+        "underlay-opacity": 0.01,
       },
     },
     { selector: "node[distance = 0]", style: { "border-width": 5, "border-color": "#1a202c" } },
@@ -107,12 +115,25 @@ function styleFor(many: boolean): cytoscape.StylesheetJson {
         "curve-style": many ? "straight" : "bezier",
       },
     },
-    { selector: 'edge[kind = "PATH"]', style: { "line-style": "dashed", "line-dash-pattern": [6, 4] } },
+    {
+      selector: 'edge[kind = "PATH"]',
+      // A large walk is fitted at about a quarter of life size (500 nodes: 0.24), where 6/4
+      // would be dashes of a pixel and a half: a grey haze, and a stroke per dash, two fifths
+      // of a redraw of 500 nodes. Four times as long, they read as dashes there, and a redraw
+      // takes a quarter less.
+      style: { "line-style": "dashed", "line-dash-pattern": many ? [24, 16] : [6, 4] },
+    },
+    // No grey overlay while the button is down (cytoscape's default for `:active`): it changes
+    // the pressed node's bounds, twice a click, and cytoscape then works out again every edge
+    // of that node (499 for a hub) before it draws. The selection's halo says what was clicked.
+    // Set for every element too: a property no rule sets counts as changed at each press.
+    { selector: "node, edge", style: { "overlay-opacity": 0 } },
+    { selector: ":active", style: { "overlay-opacity": 0 } },
     { selector: ".faded", style: { opacity: 0.15 } },
     { selector: ".hidden", style: { display: "none" } },
     {
       selector: "node.chosen",
-      style: { "underlay-color": "#dd6b20", "underlay-padding": 7, "underlay-opacity": 0.85, "underlay-shape": "ellipse" },
+      style: { "underlay-color": "#dd6b20", "underlay-opacity": 0.85 },
     },
     {
       selector: "edge.chosen",
@@ -284,8 +305,14 @@ export function drawGraph(
 
   // What is selected, and the keyboard's place on the drawing.
   let selected: Selection = null;
-  // Only the elements whose state changes are restyled: a click on a hub of 500 touches none.
+  // The elements drawn faded and the one drawn chosen, kept so that a new selection touches
+  // only the elements whose state changes (a click on a hub of 500 touches none) without
+  // asking cytoscape which elements carry a class.
+  let faded = cy.collection();
+  let chosen = cy.collection();
   const show = (selection: Selection) => {
+    // The same selection again (a second click on it): nothing to restyle.
+    if (selection?.kind === selected?.kind && selection?.id === selected?.id) return;
     selected = selection;
     cy.batch(() => {
       const element = selection ? cy.getElementById(selection.id) : cy.collection();
@@ -294,12 +321,17 @@ export function drawGraph(
         : selection?.kind === "node"
           ? (element as cytoscape.NodeSingular).closedNeighborhood()
           : element.union((element as cytoscape.EdgeSingular).connectedNodes());
-      const fade = cy.elements().not(lit);
-      const faded = cy.elements(".faded");
-      faded.not(fade).removeClass("faded");
-      fade.not(faded).addClass("faded");
-      cy.elements(".chosen").not(element).removeClass("chosen");
+      // By id: cytoscape's own set operations (not, difference, has) make a collection for
+      // each element they test.
+      const litIds = new Set(lit.map((e) => e.id()));
+      const fadedIds = new Set(faded.map((e) => e.id()));
+      const fade = cy.elements().filter((e) => !litIds.has(e.id()));
+      faded.filter((e) => litIds.has(e.id())).removeClass("faded");
+      fade.filter((e) => !fadedIds.has(e.id())).addClass("faded");
+      faded = fade;
+      if (chosen.id() !== element.id()) chosen.removeClass("chosen");
       element.addClass("chosen");
+      chosen = element;
     });
   };
   cy.on("tap", "node, edge", (event) => {

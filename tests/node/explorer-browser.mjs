@@ -773,8 +773,23 @@ try {
       edges: Number(await page.getAttribute("#walk-graph", "data-edges")),
     };
     await shot("walk-500");
-    // Input on the drawing: a click on the start (the centre) until its panel shows.
+    // A PATH's dashes on screen at the zoom the walk is first drawn at, in pixels.
+    report.seen.large.pathDashPx = await page.evaluate(() => {
+      const cy = document.querySelector("#walk-graph")._cyreg.cy;
+      const pattern = cy.edges('[kind = "PATH"]').first().pstyle("line-dash-pattern").pfValue;
+      return pattern.map((length) => Math.round(length * cy.zoom() * 10) / 10);
+    });
+    // Input on the drawing: a click on the start (the centre) until its panel shows, the first
+    // choosing it, the others choosing it again; and the elements whose bounds the clicks
+    // change (cytoscape works out every edge of a node whose bounds change again before it
+    // draws: 499 here).
+    await page.evaluate(() => {
+      window.__bounds = new Set();
+      document.querySelector("#walk-graph")._cyreg.cy.on("bounds", (event) => void window.__bounds.add(event.target.id()));
+    });
     const inputs = await clickToPanelMs(page, 5);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    report.seen.large.boundsChangedByClicks = await page.evaluate(() => [...window.__bounds]);
     const box = await walkCentre(page);
     // A wheel zoom until the next painted frame.
     const zooms = [];
