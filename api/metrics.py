@@ -130,7 +130,7 @@ class Metrics:
 
         self.request_cost = Histogram(
             "evidencegraph_request_cost",
-            "The static cost of each priced GraphQL request (api/query_cost.py).",
+            "The static cost of each priced GraphQL request (api/front_door/query_cost.py).",
             buckets=COST_BUCKETS,
             registry=registry,
         )
@@ -198,7 +198,8 @@ class Metrics:
 
 
 class AdmissionMetrics:
-    """api/admission.py's observer: slots in use, the queue, its waits and its refusals."""
+    """api/front_door/admission.py's observer: slots in use, the queue, its waits and its
+    refusals."""
 
     def __init__(self, registry: CollectorRegistry) -> None:
         self.executing = Gauge(

@@ -25,8 +25,12 @@ class RequestRecord:
     operation_name: str | None = None
     operation_type: str | None = None  # query, mutation; None when no operation ran
     statements: int = 0
-    cost: int | None = None  # the operation's static cost (api/query_cost.py), once priced
-    queue_seconds: float | None = None  # how long it waited for a slot (api/admission.py)
+    cost: int | None = (
+        None  # the operation's static cost (api/front_door/query_cost.py), once priced
+    )
+    queue_seconds: float | None = (
+        None  # how long it waited for a slot (api/front_door/admission.py)
+    )
     error_codes: list[str] = field(default_factory=list)
 
     @property

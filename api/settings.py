@@ -281,12 +281,13 @@ SETTINGS: tuple[Setting, ...] = (
         Integer(50, 1, 10_000),
         "Most directives in one document.",
     ),
-    # The front door (docs/operations.md, "The front door"; api/front_door.py)
+    # The front door (docs/operations.md, "The front door"; api/front_door/door.py)
     Setting(
         "GRAPHQL_MAX_COST",
         "graphql_max_cost",
         Integer(DEFAULT_MAX_COST, 1, 100_000_000),
-        "Highest static cost of one request (api/query_cost.py); above it COST_LIMIT_EXCEEDED.",
+        "Highest static cost of one request (api/front_door/query_cost.py); above it "
+        "COST_LIMIT_EXCEEDED.",
     ),
     Setting(
         "GRAPHQL_MAX_CONCURRENT_OPERATIONS",

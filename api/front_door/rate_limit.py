@@ -1,18 +1,18 @@
-"""Rate limits per caller, in cost points per minute (issue 27, "Rate limits"): a token bucket
-for each caller, holding at most one minute's points and refilled continuously. A request takes
-its static cost (api/query_cost.py) from its caller's bucket before it runs; when the bucket
+"""Rate limits per caller, in cost points per minute (issue 27, "Rate limits"): a token bucket for
+each caller, holding at most one minute's points and refilled continuously. A request takes its
+static cost (api/front_door/query_cost.py) from its caller's bucket before it runs; when the bucket
 holds less, the request is RATE_LIMITED with the whole seconds until it would hold enough.
 
 Callers are told apart by `Grant.subject`: the API key (its digest) or the JWT's `sub`; with
 AUTH_MODE=none every caller is one shared identity, `anonymous`. Off unless
 GRAPHQL_RATE_LIMIT_PER_MINUTE is set.
 
-The buckets live in this process (docs/operations.md, "Rate limits": with N workers or
-replicas a caller gets up to N times the rate; what to do when that matters). Buckets of callers
-that are full again are forgotten, so memory follows the callers active in the last minute, and
-it is bounded in bytes whatever the callers (api/bounded_memory.py): at most `REMEMBERED_CALLERS`
-buckets, the least recently charged forgotten first (it has had the longest to refill), each
-under a key of at most a digest's length.
+The buckets live in this process (docs/operations.md, "Rate limits": with N workers or replicas a
+caller gets up to N times the rate; what to do when that matters). Buckets of callers that are full
+again are forgotten, so memory follows the callers active in the last minute, and it is bounded in
+bytes whatever the callers (api/front_door/bounded_memory.py): at most `REMEMBERED_CALLERS` buckets,
+the least recently charged forgotten first (it has had the longest to refill), each under a key of
+at most a digest's length.
 
     >>> clock = iter([0.0, 0.0, 30.0]).__next__
     >>> limits = RateLimits(per_minute=600, clock=clock)
@@ -30,7 +30,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from api.bounded_memory import bounded_key
+from api.front_door.bounded_memory import bounded_key
 from contract.errors import RateLimited
 from contract.scope import Grant
 
@@ -42,9 +42,10 @@ REMEMBERED_CALLERS = 10_000
 
 
 def caller_of(grant: Grant | None) -> str:
-    """Who a request is counted against (its bucket here; its refusals' turns, api/admission.py;
-    its event streams, api/mcp_streams.py): the grant's subject, or the one shared identity
-    `ANONYMOUS`; a subject longer than a digest (a JWT's `sub` may be) as its digest."""
+    """Who a request is counted against (its bucket here; its refusals' turns,
+    api/front_door/admission.py; its event streams, api/mcp_streams.py): the grant's subject, or the
+    one shared identity `ANONYMOUS`; a subject longer than a digest (a JWT's `sub` may be) as its
+    digest."""
     return bounded_key((grant.subject if grant is not None else None) or ANONYMOUS)
 
 

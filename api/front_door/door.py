@@ -1,20 +1,21 @@
 """The front door of `/graphql` and of MCP tool calls (issues 27 and 38, docs/operations.md
 "The front door"): what a request passes before it may read the graph, in this order.
 
-    persisted operations  the document a hash names (api/persisted_queries.py)   view
-    admission             a slot of the process, or OVERLOADED (api/admission.py) view
-    query cost            the cost, or COST_LIMIT_EXCEEDED (api/query_cost.py)    extension
-    rate limit            the caller's points, or RATE_LIMITED (api/rate_limit.py) extension
+    persisted operations  the document a hash names (persisted_queries.py)   view
+    admission             a slot of the process, or OVERLOADED (admission.py) view
+    query cost            the cost, or COST_LIMIT_EXCEEDED (query_cost.py)    extension
+    rate limit            the caller's points, or RATE_LIMITED (rate_limit.py) extension
 
-("view": api/graphql_view.py; "extension": `PriceAndCharge` below.)
+(Modules of this package, api/front_door/; "view": api/graphql_view.py; "extension":
+`PriceAndCharge` below.)
 
-Cost and rate run in a Strawberry extension at the start of execution, after the document has
-parsed and validated (both kept per document text, api/graphql_document.py), and before any
-resolver: a refused request sends no statement. The cost is kept per document text, operation
-and what the price reads of its declared variables (`_cost_key`), at most `COST_CACHE_SIZE`
-entries and `COST_CACHE_BYTES` bytes (api/bounded_memory.py), so a known document is priced
-once. Every answer reports it in `extensions.cost` (`cost_extension`), as Shopify's and GitHub's
-APIs report theirs.
+Cost and rate run in a Strawberry extension at the start of execution, after the document has parsed
+and validated (both kept per document text, api/graphql_document.py), and before any resolver: a
+refused request sends no statement. The cost is kept per document text, operation and what the price
+reads of its declared variables (`_cost_key`), at most `COST_CACHE_SIZE` entries and
+`COST_CACHE_BYTES` bytes (api/front_door/bounded_memory.py), so a known document is priced once.
+Every answer reports it in `extensions.cost` (`cost_extension`), as Shopify's and GitHub's APIs
+report theirs.
 
 An MCP tool call passes the same door (contract §7: "The front door is one for every door"):
 `answer_tool` below, the same slot, price, rate and pacing, priced by mcpserver/tool_costs.py
@@ -36,13 +37,14 @@ from graphql import DocumentNode, ExecutionResult, GraphQLError, GraphQLSchema
 from strawberry.extensions import SchemaExtension
 
 from api import request_record
-from api.admission import Admission
-from api.bounded_memory import BoundedCache
+from api.front_door.admission import Admission
+from api.front_door.bounded_memory import BoundedCache
+from api.front_door.persisted_queries import PersistedQueries
+from api.front_door.query_cost import TooComplex, declared_variables, operation_cost
+from api.front_door.rate_limit import RateLimits, caller_of
+from api.front_door.trusted_documents import load_manifests
 from api.graphql_document import CACHEABLE_DOCUMENT_CHARS
 from api.metrics import Metrics
-from api.persisted_queries import PersistedQueries, load_manifests
-from api.query_cost import TooComplex, declared_variables, operation_cost
-from api.rate_limit import RateLimits, caller_of
 from api.settings import Settings, SettingsError
 from contract.errors import CostLimitExceeded, EvidenceGraphError, RateLimited
 from contract.scope import Grant
@@ -62,10 +64,11 @@ MIN_SLOTS = 4
 # under overload took twice as long as one at saturation, and its p99 more than twice (`make
 # bench`, docs/benchmarks.md, "The front door"). Half keeps the slots fed between operations
 # while an overloaded answer takes about one and a half times as long; the rest are refused
-# with `Retry-After` (api/admission.py).
+# with `Retry-After` (api/front_door/admission.py).
 QUEUE_PER_SLOT = 0.5
 # Refusals a caller can send again at once, as cheaply: over the cost limit, over its rate.
-# Each is paced per connection and per caller (api/admission.py `pace_refusal`), at every door.
+# Each is paced per connection and per caller (api/front_door/admission.py `pace_refusal`), at
+# every door.
 REPEATABLE_REFUSALS = frozenset({CostLimitExceeded.code, RateLimited.code})
 
 
@@ -160,9 +163,10 @@ class FrontDoor:
     async def admitted(
         self, client: Hashable | None, grant: Grant | None
     ) -> AsyncIterator[Admitted]:
-        """Hold one admission slot while the block runs, or raise OVERLOADED (api/admission.py;
-        `client`: the connection, for its pause). A refusal the caller can repeat at once
-        (`Admitted.refused`) is paced after the slot is given back, so the pause holds none."""
+        """Hold one admission slot while the block runs, or raise OVERLOADED
+        (api/front_door/admission.py; `client`: the connection, for its pause). A refusal the caller
+        can repeat at once (`Admitted.refused`) is paced after the slot is given back, so the pause
+        holds none."""
         entry = Admitted(self, grant)
         try:
             async with self.admission.slot(client=client) as waited:

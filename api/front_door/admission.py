@@ -28,7 +28,7 @@ timeout); a caller that stays quiet for `Retry-After` past its next turn starts 
 is the process's state, not the caller's doing, and is not serialized per caller: the clients of
 one key beyond the queue are each refused at once.
 
-What the pacing remembers is bounded in bytes (api/bounded_memory.py): at most
+What the pacing remembers is bounded in bytes (api/front_door/bounded_memory.py): at most
 `REMEMBERED_REFUSALS` connections and as many callers, each under a key of at most a digest's
 length (a connection's address may come from a forwarded header, a caller's subject from a
 token), so about 2 MB each at most.
@@ -57,7 +57,7 @@ from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from typing import Protocol, TypeVar
 
-from api.bounded_memory import MAX_KEY_CHARS, bounded_key
+from api.front_door.bounded_memory import MAX_KEY_CHARS, bounded_key
 from contract.errors import Overloaded
 
 RETRY_AFTER_SECONDS = 1
