@@ -143,7 +143,11 @@ def create_app(
         routes=routes,
         middleware=middleware,
         lifespan=lifespan_for(
-            settings, authenticator, gateway_token, hooks, mcp.running if mcp else None
+            settings,
+            authenticator,
+            gateway_token,
+            hooks,
+            [front_door.serving, *([mcp.running] if mcp else [])],
         ),
         max_body_size=settings.http_max_body_bytes,
     )

@@ -226,7 +226,7 @@ class GraphQLView(GraphQL[RequestContext, None]):
             request.app.state.services
         )
         if refusal is None and isinstance(request_data, GraphQLRequestData):
-            refusal = self.resolve_persisted(
+            refusal = await self.resolve_persisted(
                 request_data, request_adapter.method, sub_response, context.grant
             )
         if refusal is not None:
@@ -266,7 +266,7 @@ class GraphQLView(GraphQL[RequestContext, None]):
         # (api/graphql_document.py): nothing here reads the document's text.
         return None
 
-    def resolve_persisted(
+    async def resolve_persisted(
         self,
         request_data: GraphQLRequestData,
         method: str,
@@ -281,7 +281,7 @@ class GraphQLView(GraphQL[RequestContext, None]):
             return None
         partition = None if grant is None else grant.workspaces
         try:
-            query = persisted.resolve(request_data.query, request_data.extensions, partition)
+            query = await persisted.resolve(request_data.query, request_data.extensions, partition)
         except EvidenceGraphError as refused:
             return self.request_error(refused)
         if method == "GET" and query is not None and request_data.query is None:
@@ -316,7 +316,7 @@ class GraphQLView(GraphQL[RequestContext, None]):
         record = request_record.current.get()
         body["extensions"] = {
             **(body.get("extensions") or {}),
-            "cost": self.front_door.cost_extension(
+            "cost": await self.front_door.cost_extension(
                 record.cost if record is not None else None, getattr(request.state, "grant", None)
             ),
         }

@@ -65,7 +65,7 @@ async def serve_stdio(settings: Settings) -> int:
             return await front_door.answer_tool(None, grant, cost, answer)
 
         server = create_server(caller_of, admit, settings.mcp_max_result_chars)
-        async with stdio_server() as (read_stream, write_stream):
+        async with front_door.serving(), stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
     return EXIT_OK
 

@@ -90,13 +90,13 @@ def test_a_bounded_cache_never_holds_more_than_its_entries_and_bytes(
 # The other memories -----------------------------------------------------------------------------
 
 
-def test_the_persisted_queries_kept_are_bounded_in_bytes() -> None:
+async def test_the_persisted_queries_kept_are_bounded_in_bytes() -> None:
     """1,000 documents of 16,384 characters outside ASCII: 64 MB before this bound."""
     persisted = PersistedQueries()
     for n in range(1000):
         text = f"query Q{n} {{ grantedWorkspaces }} #" + "😀" * 16_000
         digest = hashlib.sha256(text.encode()).hexdigest()
-        persisted.resolve(text, {"persistedQuery": {"version": 1, "sha256Hash": digest}})
+        await persisted.resolve(text, {"persistedQuery": {"version": 1, "sha256Hash": digest}})
         assert persisted.kept.bytes <= KEPT_BYTES
     assert len(persisted.kept) < 1000
 

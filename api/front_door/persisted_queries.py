@@ -11,7 +11,11 @@ forgotten first (api/front_door/bounded_memory.py: 1,000 documents of 16,384 cha
 ASCII would hold 64 MB). A document is kept for the callers of one grant (`partition`: the granted
 workspaces; issue 38 §5): a hash alone answers whether a caller of the same grant sent that exact
 text, never whether another workspace's caller did (a document may hold a search's words as a
-literal).
+literal). With FRONT_DOOR_STORE set, what one process is taught is kept in the shared store as
+well (api/front_door/store.py; per grant, `document_key`), so a hash registered through one
+replica is a hit through every other; this process's copy is asked first, and the store is
+never more than one call per request. While the store cannot be reached, a hash this process
+does not know is PERSISTED_QUERY_NOT_FOUND, and the client sends the text, as without a store.
 
 Trusted documents (GRAPHQL_TRUSTED_DOCUMENTS=<manifest>[,<manifest>…]): only the manifests'
 documents run, sent by hash or by their exact text; anything else is QUERY_NOT_IN_SAFELIST (an
@@ -23,12 +27,14 @@ keep per document text: a known hash skips all three.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 import sys
 from collections.abc import Hashable, Mapping
 
 from api.front_door.bounded_memory import BoundedCache
+from api.front_door.store import DOCUMENT_SECONDS, KEY_PREFIX, FrontDoorStore, StoreUnavailable
 from contract.errors import Malformed, PersistedQueryNotFound, QueryNotInSafelist
 
 KEPT_DOCUMENTS = 1000
@@ -55,20 +61,25 @@ def requested_hash(extensions: Mapping[str, object] | None) -> str | None:
 
 
 class PersistedQueries:
-    def __init__(self, trusted: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, trusted: Mapping[str, str] | None = None, store: FrontDoorStore | None = None
+    ) -> None:
         self.trusted = dict(trusted) if trusted is not None else None
+        self.store = store if trusted is None else None  # the manifests are every process's
         self.kept: BoundedCache[tuple[Hashable, str], str] = BoundedCache(
             KEPT_DOCUMENTS, KEPT_BYTES, _kept_bytes
         )
 
-    def resolve(
+    async def resolve(
         self,
         query: str | None,
         extensions: Mapping[str, object] | None,
-        partition: Hashable = None,
+        partition: frozenset[str] | None = None,
     ) -> str | None:
         """The document text the request runs; raises the request's coded error. APQ keeps
-        what a request teaches it for the requests of the same `partition` only."""
+        what a request teaches it for the requests of the same `partition` only: in this
+        process, and in the shared store when there is one (this process's copy answers first,
+        so a known hash costs no call)."""
         digest = requested_hash(extensions)
         if self.trusted is not None:
             return self._trusted(query, digest)
@@ -76,7 +87,7 @@ class PersistedQueries:
             return query
         key = (partition, digest)
         if query is None:
-            known = self.kept.get(key)
+            known = self.kept.get(key) or await self._shared(partition, digest)
             if known is None:
                 raise PersistedQueryNotFound
             return known
@@ -86,7 +97,27 @@ class PersistedQueries:
             )
         if len(query) <= KEPT_DOCUMENT_CHARS:
             self.kept.put(key, query)
+            await self._share(partition, digest, query)
         return query
+
+    async def _shared(self, partition: frozenset[str] | None, digest: str) -> str | None:
+        """The document another process was taught for this grant, kept here too; None when
+        the store has none or does not answer (the client then sends the text)."""
+        if self.store is None:
+            return None
+        try:
+            known = await self.store.get_keeping(document_key(partition, digest), DOCUMENT_SECONDS)
+        except StoreUnavailable:
+            return None
+        if known is None or sha256_hex(known) != digest:
+            return None  # what the store holds must still be what the hash names
+        self.kept.put((partition, digest), known)
+        return known
+
+    async def _share(self, partition: frozenset[str] | None, digest: str, query: str) -> None:
+        if self.store is not None:
+            with contextlib.suppress(StoreUnavailable):  # this process keeps it anyway
+                await self.store.put(document_key(partition, digest), query, DOCUMENT_SECONDS)
 
     def _trusted(self, query: str | None, digest: str | None) -> str | None:
         assert self.trusted is not None
@@ -102,6 +133,13 @@ class PersistedQueries:
         ):
             raise QueryNotInSafelist
         return query
+
+
+def document_key(partition: frozenset[str] | None, digest: str) -> str:
+    """A document's key in the store: its grant (the digest of its sorted workspaces; `*` for
+    every workspace) and its hash."""
+    grant = "*" if partition is None else sha256_hex("\n".join(sorted(partition)))
+    return f"{KEY_PREFIX}apq:{grant}:{digest}"
 
 
 def _kept_bytes(key: tuple[Hashable, str], query: str) -> int:

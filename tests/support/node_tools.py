@@ -18,11 +18,13 @@ from typing import Any
 
 import pytest
 
+from tests.support.debian_programs import CHROMIUM, debian_program
+
 REPOSITORY = Path(__file__).resolve().parents[2]
 NODE_DIR = REPOSITORY / "tests" / "node"
 WEB_DIR = REPOSITORY / "web"
 EXPLORER_DIR = REPOSITORY / "explorer"
-CHROMIUM = Path("/usr/bin/chromium")
+
 MINIMUM_NODE_MAJOR = 20
 
 
@@ -81,22 +83,6 @@ def explorer_built() -> Path:
     if not built.is_file() or built.stat().st_mtime < newest:
         _run(["npm", "run", "build"], cwd=EXPLORER_DIR)
     return EXPLORER_DIR / "dist"
-
-
-def debian_program(program: Path, package: str) -> Path:
-    """`program`, installed from Debian's `package` with apt-get when missing."""
-    if not program.is_file():
-        if shutil.which("apt-get") is None:
-            pytest.fail(
-                f"{program} is missing and there is no apt-get to install it; install "
-                f"Debian's `{package}` package.",
-                pytrace=False,
-            )
-        _run(["apt-get", "update"], timeout=900)
-        _run(["apt-get", "install", "-y", package], timeout=1800)
-        if not program.is_file():
-            pytest.fail(f"`apt-get install {package}` did not provide {program}", pytrace=False)
-    return program
 
 
 def chromium() -> Path:
