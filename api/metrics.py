@@ -250,7 +250,8 @@ class StoreMetrics:
     def __init__(self, registry: CollectorRegistry) -> None:
         self.up = Gauge(
             "evidencegraph_front_door_store_up",
-            "1 while FRONT_DOOR_STORE answers, 0 while this process answers without it.",
+            "1 while FRONT_DOOR_STORE answers; 0 while this process answers without it (or has "
+            "none).",
             multiprocess_mode="livemin",
             registry=registry,
         )
@@ -261,7 +262,6 @@ class StoreMetrics:
             ["reason"],
             registry=registry,
         )
-        self.up.set(1)
 
     def reachable(self, up: bool) -> None:
         self.up.set(1 if up else 0)

@@ -265,7 +265,7 @@ async def test_a_stopped_store_is_answered_from_the_processs_own_bucket_with_one
                 left = [await budgets.charge(CALLER, 60) for _ in range(3)]
     assert left == [540, 480, 420]  # this process's bucket
     assert CALLER in budgets.local.buckets
-    assert events.up == [False]
+    assert events.up == [True, False]
     assert events.local == ["error", "resting", "resting"]  # asked once, then let rest
     warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert len(warnings) == 1, warnings
@@ -299,7 +299,7 @@ async def test_the_store_is_used_again_once_it_answers_without_a_restart(
         with caplog.at_level(logging.INFO, logger=store_module.__name__):
             assert await budgets.charge(CALLER, 60) == 540  # the store's bucket, fresh
         assert await budgets.available(CALLER) == 540
-    assert events.up == [False, True]
+    assert events.up == [True, False, True]
     assert any("answers again" in r.getMessage() for r in caplog.records)
     assert local_redis.answers()
 

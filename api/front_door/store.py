@@ -85,6 +85,8 @@ class FrontDoorStore:
         self.next_try = 0.0
         self.reminded_at = 0.0
         self.local_answers = 0  # calls answered without it since it was lost
+        if observer is not None:
+            observer.reachable(True)  # until a call says otherwise
 
     @classmethod
     def from_url(

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.debian_programs import redis_server
-from tests.support.serving import LOOPBACK, PROCESS_WAIT, free_port
+from tests.support.serving import LOOPBACK, PROCESS_WAIT, free_port, stop_process
 
 # A store is small here; as in production (docs/operations.md), every key the service writes
 # expires and memory is bounded by evicting the least recently used of them.
@@ -59,15 +59,9 @@ class LocalRedis:
     def stop(self) -> None:
         """Stop the server (SIGTERM, then SIGKILL if it lingers) and wait for its end."""
         process, self.process = self.process, None
-        if process is None or process.poll() is not None:
-            return
-        os.kill(process.pid, signal.SIGCONT)  # a frozen server cannot hear SIGTERM
-        process.terminate()
-        try:
-            process.wait(timeout=PROCESS_WAIT)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        if process is not None and process.poll() is None:
+            os.kill(process.pid, signal.SIGCONT)  # a frozen server cannot hear SIGTERM
+        stop_process(process)
 
     @contextlib.contextmanager
     def frozen(self) -> Iterator[None]:
