@@ -17,7 +17,7 @@ start-up with a message naming it (docs/security.md describes each limit and set
     MCP_MAX_STREAM*            `/mcp`'s event streams, per caller and in time (api/mcp_streams.py)
     GRAPHQL_*                  the schema's limits (api/graphql_limits.py) and the front door:
                                cost, admission, rate limits, persisted operations
-                               (api/front_door.py), for `/graphql` and `/mcp` alike
+                               (api/front_door/door.py), for `/graphql` and `/mcp` alike
     EXPLORER_ENABLED           GET /explore, the evidence explorer (api/explorer.py)
 
 What operations use is built here too, each off unless configured (docs/operations.md):
@@ -36,7 +36,7 @@ from starlette.routing import Route
 from api import explorer, graphiql, mcp_http
 from api.auth import create_authenticator
 from api.cors import CorsPolicy
-from api.front_door import FrontDoor
+from api.front_door.door import FrontDoor
 from api.gateway_token import GatewayToken
 from api.graphql_limits import graphql_limits
 from api.graphql_view import GraphQLView
@@ -143,7 +143,11 @@ def create_app(
         routes=routes,
         middleware=middleware,
         lifespan=lifespan_for(
-            settings, authenticator, gateway_token, hooks, mcp.running if mcp else None
+            settings,
+            authenticator,
+            gateway_token,
+            hooks,
+            [front_door.serving, *([mcp.running] if mcp else [])],
         ),
         max_body_size=settings.http_max_body_bytes,
     )

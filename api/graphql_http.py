@@ -16,7 +16,7 @@ The specification's words, and what follows here:
   server MUST reply with a `4xx` or `5xx` status code": `400` for a document that does not
   parse or validate or variables that do not coerce, `401` when the caller has no valid
   credentials ("403, 401 or similar"), `500`/`503` when the service itself failed first;
-  the front door's refusals (api/front_door.py): `429` for RATE_LIMITED (the caller should
+  the front door's refusals (api/front_door/door.py): `429` for RATE_LIMITED (the caller should
   slow down), `503` for OVERLOADED (the service should be asked again later), both with
   `Retry-After`; `400` for COST_LIMIT_EXCEEDED, PERSISTED_QUERY_NOT_FOUND and
   QUERY_NOT_IN_SAFELIST, which only a different request mends.

@@ -16,7 +16,7 @@ Where it departs from Strawberry's defaults, through Strawberry's own hooks:
   handshake is closed before it is accepted;
 - `X-Gateway-Token` decides whether the federation fields answer (api/gateway_token.py);
 - every error carries the request's id in `extensions.requestId` (api/request_log.py);
-- the front door (api/front_door.py): a persisted operation's hash becomes its document, the
+- the front door (api/front_door/door.py): a persisted operation's hash becomes its document, the
   operation waits for an admission slot (OVERLOADED when it cannot have one), and every answer
   carries its cost in `extensions.cost`; a refusal that says when to come back
   (`extensions.retryAfter`) sends it as `Retry-After` too; a persisted query sent with GET is
@@ -49,7 +49,7 @@ from strawberry.types.execution import PreExecutionError
 from api import graphql_http, request_record
 from api.caller import identify
 from api.errors import coded_error, ensure_coded, log_error
-from api.front_door import FrontDoor
+from api.front_door.door import FrontDoor
 from api.graphiql import graphiql_page
 from api.json_body import UnreadableJson, read_json
 from api.request_log import note_errors
@@ -61,7 +61,7 @@ from resolvers.context import RequestContext
 
 def refusal_code(result: object) -> str | None:
     """The code of an answer refusing the whole operation (over the cost limit or its rate,
-    say: the front door paces those, api/front_door.py `admitted`), else None. The errors are
+    say: the front door paces those, api/front_door/door.py `admitted`), else None. The errors are
     coded by then (api/errors.py)."""
     if not isinstance(result, ExecutionResult) or result.data is not None or not result.errors:
         return None
@@ -226,14 +226,14 @@ class GraphQLView(GraphQL[RequestContext, None]):
             request.app.state.services
         )
         if refusal is None and isinstance(request_data, GraphQLRequestData):
-            refusal = self.resolve_persisted(
+            refusal = await self.resolve_persisted(
                 request_data, request_adapter.method, sub_response, context.grant
             )
         if refusal is not None:
             return PreExecutionError(data=None, errors=[refusal])
         try:
             # The connection names the client: one refused that sends again before its
-            # Retry-After is refused after a pause (api/admission.py).
+            # Retry-After is refused after a pause (api/front_door/admission.py).
             async with self.front_door.admitted(request.client, context.grant) as admitted:
                 result = await super().execute_operation(
                     request, request_adapter, request_data, context, root_value, sub_response
@@ -266,7 +266,7 @@ class GraphQLView(GraphQL[RequestContext, None]):
         # (api/graphql_document.py): nothing here reads the document's text.
         return None
 
-    def resolve_persisted(
+    async def resolve_persisted(
         self,
         request_data: GraphQLRequestData,
         method: str,
@@ -274,14 +274,14 @@ class GraphQLView(GraphQL[RequestContext, None]):
         grant: Grant | None,
     ) -> GraphQLError | None:
         """The document a persisted operation names goes into `request_data.query`
-        (api/persisted_queries.py), from what callers of the same grant taught it; its
+        (api/front_door/persisted_queries.py), from what callers of the same grant taught it; its
         refusal, if any."""
         persisted = self.front_door.persisted
         if persisted is None:
             return None
         partition = None if grant is None else grant.workspaces
         try:
-            query = persisted.resolve(request_data.query, request_data.extensions, partition)
+            query = await persisted.resolve(request_data.query, request_data.extensions, partition)
         except EvidenceGraphError as refused:
             return self.request_error(refused)
         if method == "GET" and query is not None and request_data.query is None:
@@ -316,7 +316,7 @@ class GraphQLView(GraphQL[RequestContext, None]):
         record = request_record.current.get()
         body["extensions"] = {
             **(body.get("extensions") or {}),
-            "cost": self.front_door.cost_extension(
+            "cost": await self.front_door.cost_extension(
                 record.cost if record is not None else None, getattr(request.state, "grant", None)
             ),
         }

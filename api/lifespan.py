@@ -127,11 +127,12 @@ def lifespan_for(
     authenticator: Authenticator,
     gateway_token: GatewayToken | None = None,
     hooks: Sequence[ServiceHook] = (),
-    mcp_sessions: Callable[[], AbstractAsyncContextManager[None]] | None = None,
+    running: Sequence[Callable[[], AbstractAsyncContextManager[None]]] = (),
 ) -> Callable[[Starlette], AbstractAsyncContextManager[None]]:
     """The lifespan of an app whose caller checks were built (and their settings checked) by
     the app factory, before anything starts; it attaches the operations' `hooks` and runs
-    `/mcp`'s sessions (`mcp_sessions`, api/mcp_http.py).
+    what else runs while the app serves (`running`: the front door's store,
+    api/front_door/door.py `FrontDoor.serving`; `/mcp`'s sessions, api/mcp_http.py).
 
     Its end runs once the server has finished the requests in flight (uvicorn's graceful
     shutdown, docs/operations.md), so closing the driver here never cuts a request short."""
@@ -147,8 +148,8 @@ def lifespan_for(
             app.state.services = services
             for hook in hooks:
                 hook.attach(services)
-            if mcp_sessions is not None:
-                await stack.enter_async_context(mcp_sessions())
+            for run in running:
+                await stack.enter_async_context(run())
             stack.enter_context(frozen_while_serving())  # last: all of start-up is frozen
             yield
 

@@ -14,7 +14,7 @@ The front door is `/graphql`'s (contract §7, "one for every door"):
   answered a deep body or a 5,000-digit number with a 500); one that is no JSON-RPC message is
   400 with JSON-RPC's invalid request and MALFORMED (the SDK's own answer quoted pydantic);
 - each tool call takes an admission slot, is priced by what it reads and charged to its
-  caller's rate, and its refusals are paced (api/front_door.py `FrontDoor.answer_tool`); a
+  caller's rate, and its refusals are paced (api/front_door/door.py `FrontDoor.answer_tool`); a
   refusal is a tool error with the contract's code, and RATE_LIMITED's and OVERLOADED's answer
   also carries `Retry-After`;
 - an event stream (GET) is bounded in time and in number per caller (api/mcp_streams.py).
@@ -39,10 +39,10 @@ from starlette.websockets import WebSocketClose
 
 from answers.context import AnswerContext
 from api.caller import identify
-from api.front_door import FrontDoor
+from api.front_door.door import FrontDoor
+from api.front_door.rate_limit import caller_of
 from api.json_body import UnreadableJson, read_json
 from api.mcp_streams import EventStreams
-from api.rate_limit import caller_of
 from api.services import Services
 from contract.errors import (
     BackendUnavailable,

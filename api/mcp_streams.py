@@ -8,13 +8,13 @@ as it likes. So each stream is bounded in time and each caller in streams:
 
 - `MCP_MAX_STREAM_SECONDS`: the stream ends then, as if its client had left (the SDK ends it as
   it ends any stream, and a client that wants one opens another);
-- `MCP_MAX_STREAMS_PER_CALLER` open at once for each caller (api/rate_limit.py `caller_of`: an
-  API key, a JWT subject, AUTH_MODE=none's one identity): one more is 429 with the contract's
-  `RATE_LIMITED` and `Retry-After`, the seconds until that caller's first stream ends. 0 offers
-  no stream: a GET is 405, as the MCP transport lets a server answer when it offers none.
+- `MCP_MAX_STREAMS_PER_CALLER` open at once for each caller (api/front_door/rate_limit.py
+  `caller_of`: an API key, a JWT subject, AUTH_MODE=none's one identity): one more is 429 with the
+  contract's `RATE_LIMITED` and `Retry-After`, the seconds until that caller's first stream ends. 0
+  offers no stream: a GET is 405, as the MCP transport lets a server answer when it offers none.
 
 What is kept: for each caller with an open stream, when each of its streams ends: at most
-`MCP_MAX_STREAMS_PER_CALLER` numbers under a bounded key (api/bounded_memory.py).
+`MCP_MAX_STREAMS_PER_CALLER` numbers under a bounded key (api/front_door/bounded_memory.py).
 """
 
 from __future__ import annotations

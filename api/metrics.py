@@ -16,6 +16,10 @@
     evidencegraph_operations_queued                         operations waiting for one
     evidencegraph_queue_wait_seconds                        how long admitted operations waited
     evidencegraph_overloaded_total{reason}                  refusals: queue_full, wait_expired
+    evidencegraph_front_door_store_up                       1 while FRONT_DOOR_STORE answers
+    evidencegraph_front_door_store_local_total{reason}      calls of it answered from this
+                                                            process instead: timeout, error,
+                                                            resting (after a failure)
 
 With several worker processes, set PROMETHEUS_MULTIPROC_DIR (an empty directory every worker
 can write, emptied before the service starts): each process then writes its figures there and
@@ -130,11 +134,12 @@ class Metrics:
 
         self.request_cost = Histogram(
             "evidencegraph_request_cost",
-            "The static cost of each priced GraphQL request (api/query_cost.py).",
+            "The static cost of each priced GraphQL request (api/front_door/query_cost.py).",
             buckets=COST_BUCKETS,
             registry=registry,
         )
         self.admission = AdmissionMetrics(registry)
+        self.front_door_store = StoreMetrics(registry)
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Metrics | None:
@@ -198,7 +203,8 @@ class Metrics:
 
 
 class AdmissionMetrics:
-    """api/admission.py's observer: slots in use, the queue, its waits and its refusals."""
+    """api/front_door/admission.py's observer: slots in use, the queue, its waits and its
+    refusals."""
 
     def __init__(self, registry: CollectorRegistry) -> None:
         self.executing = Gauge(
@@ -235,6 +241,33 @@ class AdmissionMetrics:
 
     def refused(self, reason: str) -> None:
         self.overloaded.labels(reason=reason).inc()
+
+
+class StoreMetrics:
+    """api/front_door/store.py's observer: whether FRONT_DOOR_STORE answers, and the calls
+    answered from this process because it did not (contract §7: the front door fails open)."""
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self.up = Gauge(
+            "evidencegraph_front_door_store_up",
+            "1 while FRONT_DOOR_STORE answers; 0 while this process answers without it (or has "
+            "none).",
+            multiprocess_mode="livemin",
+            registry=registry,
+        )
+        self.local = Counter(
+            "evidencegraph_front_door_store_local",
+            "Calls of FRONT_DOOR_STORE answered from this process's own memory instead, by "
+            "reason: timeout, error, resting (not asked again yet after a failure).",
+            ["reason"],
+            registry=registry,
+        )
+
+    def reachable(self, up: bool) -> None:
+        self.up.set(1 if up else 0)
+
+    def answered_locally(self, reason: str) -> None:
+        self.local.labels(reason=reason).inc()
 
 
 class MeasuredEmbedder:

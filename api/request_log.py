@@ -11,11 +11,11 @@ Each request is logged once it is answered, on the `evidencegraph.request` logge
      "path": "/graphql", "status": 200, "operationName": "Search", "operationType": "query",
      "durationMs": 12.4, "statements": 2, "errorCode": null, "cost": 42, "queueMs": 0.0}
 
-`cost` is the operation's static cost (api/query_cost.py; null when the request was refused
-before it was priced), `queueMs` the time it waited for a slot (api/admission.py; null when it
-got none). `callerId` is a fingerprint of the bearer credential (the first 12 hex digits of its
-SHA-256), never the credential; null without one. Query text, variables and parameter values
-are never logged. `LOG_FORMAT=json` writes this and every other log record as one JSON object
+`cost` is the operation's static cost (api/front_door/query_cost.py; null when the request was
+refused before it was priced), `queueMs` the time it waited for a slot (api/front_door/admission.py;
+null when it got none). `callerId` is a fingerprint of the bearer credential (the first 12 hex
+digits of its SHA-256), never the credential; null without one. Query text, variables and parameter
+values are never logged. `LOG_FORMAT=json` writes this and every other log record as one JSON object
 a line; `text` (the default) as `key=value` pairs after the message.
 """
 

@@ -25,8 +25,13 @@ class RequestRecord:
     operation_name: str | None = None
     operation_type: str | None = None  # query, mutation; None when no operation ran
     statements: int = 0
-    cost: int | None = None  # the operation's static cost (api/query_cost.py), once priced
-    queue_seconds: float | None = None  # how long it waited for a slot (api/admission.py)
+    # The operation's static cost (api/front_door/query_cost.py), once priced.
+    cost: int | None = None
+    # How long it waited for a slot (api/front_door/admission.py).
+    queue_seconds: float | None = None
+    # The caller's points once it was charged or refused (api/front_door/rate_limit.py), for
+    # `extensions.cost`: the charge said it, so the answer asks the store nothing more.
+    points_available: int | None = None
     error_codes: list[str] = field(default_factory=list)
 
     @property

@@ -79,14 +79,19 @@ class SecretText(Kind[Secret | None]):
 @dataclass(frozen=True)
 class Url(Kind[str | None]):
     default: None = None
+    schemes: tuple[str, ...] = ("http", "https")
+    # A URL that may carry a password (`redis://:secret@host`) is not quoted back.
+    quoted: bool = True
 
     def parse(self, key: str, raw: str) -> str | None:
-        if not raw.startswith(("http://", "https://")):
-            raise SettingsError(f"{key}={raw!r} is not an http:// or https:// URL")
+        if not raw.startswith(tuple(f"{scheme}://" for scheme in self.schemes)):
+            shown = f"={raw!r}" if self.quoted else ""
+            raise SettingsError(f"{key}{shown} is not {self.accepts()}")
         return raw
 
     def accepts(self) -> str:
-        return "an http:// or https:// URL"
+        names = [f"{scheme}://" for scheme in self.schemes]
+        return f"an {', '.join(names[:-1])} or {names[-1]} URL"
 
 
 @dataclass(frozen=True)

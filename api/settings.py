@@ -281,12 +281,13 @@ SETTINGS: tuple[Setting, ...] = (
         Integer(50, 1, 10_000),
         "Most directives in one document.",
     ),
-    # The front door (docs/operations.md, "The front door"; api/front_door.py)
+    # The front door (docs/operations.md, "The front door"; api/front_door/door.py)
     Setting(
         "GRAPHQL_MAX_COST",
         "graphql_max_cost",
         Integer(DEFAULT_MAX_COST, 1, 100_000_000),
-        "Highest static cost of one request (api/query_cost.py); above it COST_LIMIT_EXCEEDED.",
+        "Highest static cost of one request (api/front_door/query_cost.py); above it "
+        "COST_LIMIT_EXCEEDED.",
     ),
     Setting(
         "GRAPHQL_MAX_CONCURRENT_OPERATIONS",
@@ -326,6 +327,21 @@ SETTINGS: tuple[Setting, ...] = (
         "graphql_trusted_documents",
         FilePaths(),
         "Persisted query manifests (one or several); when set, only their documents are answered.",
+    ),
+    Setting(
+        "FRONT_DOOR_STORE",
+        "front_door_store",
+        Url(schemes=("redis", "rediss", "unix"), quoted=False),
+        "A Redis server where every process and replica keeps the rate buckets, refusal turns "
+        'and persisted queries (docs/operations.md, "What is shared where"); unset: each '
+        "process keeps its own.",
+    ),
+    Setting(
+        "FRONT_DOOR_STORE_TIMEOUT_SECONDS",
+        "front_door_store_timeout_seconds",
+        Number(0.25, 0.01, 10.0),
+        "Longest wait for one call of FRONT_DOOR_STORE (below REQUEST_TIMEOUT_SECONDS); then "
+        "the request is answered from this process's own limits (contract §7).",
     ),
     Setting(
         "HTTP_MAX_BODY_BYTES",
@@ -484,6 +500,8 @@ class Settings:
     graphql_rate_limit_per_minute: int | None
     graphql_persisted_queries: bool
     graphql_trusted_documents: tuple[Path, ...] | None
+    front_door_store: str | None = field(repr=False)  # its URL may carry a password
+    front_door_store_timeout_seconds: float
     http_max_body_bytes: int
     graphiql_enabled: bool
     explorer_enabled: bool

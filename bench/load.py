@@ -10,15 +10,15 @@ once and kept), in one run:
    order, of the service over HTTP (`--workers 1`), of the floor (bench/handwritten_search.py's
    one statement, same driver, no HTTP) and of the fair peer over HTTP. p50/p95 and ratios.
 2. **Throughput** with wrk (bench/wrk_graphql.lua) at 1, 8 and 32 concurrent connections
-   (closed loop: each sends its next request when the last is answered, or, refused
-   OVERLOADED, after the `Retry-After` it was given), `--seconds` each,
-   against five targets started side by side on the same graph, level by level, the targets in
-   a rotating order: the service with `--workers 1` and `--workers 2`, the service with
-   `--workers 1` asked by persisted query (`service w1 APQ`: the hash and the variables, no
-   document text; the hash registered once before), the naive peer and the fair peer
-   (bench/peer/server.mjs). Requests/s, p50/p95/p99, errors (transport, non-200, GraphQL
-   `errors`) and, apart, OVERLOADED refusals (the admission queue was full: api/admission.py),
-   the server's RSS after the level, its CPU per request and Neo4j's.
+   (closed loop: each sends its next request when the last is answered, or, refused OVERLOADED,
+   after the `Retry-After` it was given), `--seconds` each, against five targets started side by
+   side on the same graph, level by level, the targets in a rotating order: the service with
+   `--workers 1` and `--workers 2`, the service with `--workers 1` asked by persisted query
+   (`service w1 APQ`: the hash and the variables, no document text; the hash registered once
+   before), the naive peer and the fair peer (bench/peer/server.mjs). Requests/s, p50/p95/p99,
+   errors (transport, non-200, GraphQL `errors`) and, apart, OVERLOADED refusals (the admission
+   queue was full: api/front_door/admission.py), the server's RSS after the level, its CPU per
+   request and Neo4j's.
 3. **RSS over time** (first scale only): the service (`--workers 1`) under 8 clients for
    `--soak` seconds, its RSS sampled every few seconds.
 
@@ -66,7 +66,7 @@ from typing import Any
 import httpx
 import neo4j
 
-from api.persisted_queries import sha256_hex
+from api.front_door.persisted_queries import sha256_hex
 from bench import build_graph, handwritten_search, hub_entities
 from bench.handwritten_search import HandwrittenSearch, read_indexes
 from bench.search_paths import service_environment

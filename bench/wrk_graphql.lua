@@ -1,7 +1,7 @@
 -- wrk script of bench/load.py: POST /graphql with bodies from $WRK_BODIES (one JSON request a
 -- line), each drawn at random, so every level asks the same mix of them whatever its number of
 -- connections (see `request`); an answer refused OVERLOADED
--- (the admission queue is full: api/admission.py) is counted apart; any other non-200 answer or
+-- (the admission queue is full: api/front_door/admission.py) is counted apart; any other non-200 answer or
 -- one whose body holds "errors" is an error; at the end one JSON line of figures (latency in µs).
 -- A refusal's `Retry-After` is honoured, as the contract asks of clients: the thread's next
 -- request waits that long (`delay`, called by wrk before each request of the thread). wrk's

@@ -3,7 +3,7 @@
 The process is its own caller: it is granted the workspaces MCP_WORKSPACES names, and refuses
 to start without them unless AUTH_MODE=none is set explicitly (then every workspace). Standard
 output carries the protocol only; logs go to standard error. Its tool calls pass the front door
-the HTTP door's pass (api/front_door.py, from the same GRAPHQL_* settings): the cost limit, an
+the HTTP door's pass (api/front_door/door.py, from the same GRAPHQL_* settings): the cost limit, an
 admission slot, the rate limit when one is set, the pacing of refusals.
 """
 
@@ -17,7 +17,7 @@ from starlette.requests import Request
 
 from answers.context import AnswerContext
 from api.embedder_setup import configured_identity
-from api.front_door import FrontDoor
+from api.front_door.door import FrontDoor
 from api.lifespan import open_services
 from api.settings import Settings, SettingsError
 from commands.exit_codes import EXIT_OK
@@ -65,7 +65,7 @@ async def serve_stdio(settings: Settings) -> int:
             return await front_door.answer_tool(None, grant, cost, answer)
 
         server = create_server(caller_of, admit, settings.mcp_max_result_chars)
-        async with stdio_server() as (read_stream, write_stream):
+        async with front_door.serving(), stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
     return EXIT_OK
 

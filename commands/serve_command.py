@@ -33,7 +33,7 @@ from starlette.applications import Starlette
 
 from api.app import create_app
 from api.embedder_setup import check_graph_embedder, configured_identity
-from api.front_door import PROCESSES_VARIABLE
+from api.front_door.door import PROCESSES_VARIABLE
 from api.lifespan import open_graph
 from api.metrics import MULTIPROC_DIR
 from api.request_log import logging_config

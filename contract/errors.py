@@ -8,7 +8,7 @@
     ├── Forbidden          FORBIDDEN          `scope` names a workspace the caller is not granted
     ├── BackendUnavailable BACKEND_UNAVAILABLE Neo4j or the embedder cannot be reached
     ├── Internal           INTERNAL           anything unexpected; details are logged, never sent
-    │   The front door (api/front_door.py), each refused before any statement runs:
+    │   The front door (api/front_door/door.py), each refused before any statement runs:
     ├── CostLimitExceeded  COST_LIMIT_EXCEEDED the document's static cost is over GRAPHQL_MAX_COST
     ├── RateLimited        RATE_LIMITED       the caller's cost points per minute are spent
     ├── Overloaded         OVERLOADED         the process's queue is full, or the wait ran out

@@ -1,7 +1,7 @@
-"""What a request costs, before anything runs (issue 27, "Query cost"): ONE table, keyed by
-(type, field), of how much work a field does and how many values it returns, as functions of
-its arguments. Both doors price requests from it: GraphQL documents (api/query_cost.py) and
-MCP tool calls (mcpserver/tool_costs.py).
+"""What a request costs, before anything runs (issue 27, "Query cost"): ONE table, keyed by (type,
+field), of how much work a field does and how many values it returns, as functions of its arguments.
+Both doors price requests from it: GraphQL documents (api/front_door/query_cost.py) and MCP tool
+calls (mcpserver/tool_costs.py).
 
 The cost of a selection is the sum over its fields of
 

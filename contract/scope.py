@@ -22,9 +22,9 @@ class Grant:
     """What authentication granted: a set of workspaces, or every workspace."""
 
     workspaces: frozenset[str] | None  # None: every workspace (AUTH_MODE=none)
-    # Who the caller is, for its rate limit (api/rate_limit.py): an API key's digest or a JWT's
-    # subject, never a credential; None: the one shared identity of AUTH_MODE=none. Two grants
-    # of the same workspaces are equal whoever holds them.
+    # Who the caller is, for its rate limit (api/front_door/rate_limit.py): an API key's digest or a
+    # JWT's subject, never a credential; None: the one shared identity of AUTH_MODE=none. Two
+    # grants of the same workspaces are equal whoever holds them.
     subject: str | None = field(default=None, compare=False)
 
     @classmethod

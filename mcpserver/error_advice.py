@@ -30,7 +30,7 @@ ADVICE: dict[str, str] = {
     "a pause of a few seconds; if it fails again, tell the user",
     "INTERNAL": "an unexpected failure, logged on the server: retry at most once, then tell "
     "the user",
-    # The front door's (api/front_door.py): nothing of the call was read.
+    # The front door's (api/front_door/door.py): nothing of the call was read.
     "COST_LIMIT_EXCEEDED": "this call may read more than one call is allowed: call again asking "
     "for less (a lower `limit` or `supportLimit`, a walk at `depth` 1 or with lower bounds, "
     "fewer ids); the same arguments fail the same way",

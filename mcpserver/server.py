@@ -6,7 +6,7 @@ worded for an agent, and what to do about it (mcpserver/error_advice.py); anythi
 is INTERNAL, logged here and never sent.
 
 Every call passes the front door before it reads anything (contract §7, "The front door is one
-for every door"): `Admit`, which each door gives (api/front_door.py `FrontDoor.answer_tool`:
+for every door"): `Admit`, which each door gives (api/front_door/door.py `FrontDoor.answer_tool`:
 an admission slot, the call's cost from mcpserver/tool_costs.py against GRAPHQL_MAX_COST and
 its caller's rate, the pacing of refusals), refused with the GraphQL codes: COST_LIMIT_EXCEEDED,
 RATE_LIMITED and OVERLOADED, the last two with `retryAfter`."""

@@ -8,7 +8,7 @@ What a tool reads beyond those fields is priced by what it reads, at the table's
 reads the same shape when a type it names finds nothing (mcpserver/answering.py), so it is
 priced as if it does.
 
-The price is charged at the front door (api/front_door.py `FrontDoor.answer_tool`) before
+The price is charged at the front door (api/front_door/door.py `FrontDoor.answer_tool`) before
 anything is read: over GRAPHQL_MAX_COST it is COST_LIMIT_EXCEEDED, over the caller's rate
 RATE_LIMITED. Arguments are the agent's, unchecked: the table's rules clamp them.
 

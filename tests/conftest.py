@@ -41,8 +41,9 @@ if TYPE_CHECKING:
 
 TEST_DIMENSION = 8
 
-# Fixtures some modules share beyond these: the fuzz tests' graph and service.
-pytest_plugins = ["tests.support.fuzzing"]
+# Fixtures some modules share beyond these: the fuzz tests' graph and service; a private Redis
+# for the front door's shared store (`local_redis`).
+pytest_plugins = ["tests.support.fuzzing", "tests.support.redis_server"]
 
 # Planning every statement at each app's start (api/plan_readiness.py) would cost each test
 # seconds against a server whose plans every wipe throws away. Off for the apps tests build

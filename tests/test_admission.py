@@ -1,8 +1,8 @@
-"""Admission control's refusals are paced (api/admission.py): a client that finds the queue full
-is refused at once, and one that comes back before its `Retry-After` (or is not known) is refused
-after a short pause, holding nothing, so clients that send again at once cannot keep the process
-busy refusing them; and the default queue is half the slots (api/front_door.py). Pure unit
-tests: the pause is recorded, not waited for, and the clock is the test's."""
+"""Admission control's refusals are paced (api/front_door/admission.py): a client that finds the
+queue full is refused at once, and one that comes back before its `Retry-After` (or is not known) is
+refused after a short pause, holding nothing, so clients that send again at once cannot keep the
+process busy refusing them; and the default queue is half the slots (api/front_door/door.py). Pure
+unit tests: the pause is recorded, not waited for, and the clock is the test's."""
 
 from __future__ import annotations
 
@@ -10,16 +10,16 @@ import asyncio
 
 import pytest
 
-from api import admission as admission_module
-from api import front_door
-from api.admission import (
+from api.front_door import admission as admission_module
+from api.front_door import door as front_door
+from api.front_door.admission import (
     MAX_CALLER_INTERVAL_SECONDS,
     MAX_CALLER_WAIT_SECONDS,
     REFUSAL_PAUSE_SECONDS,
     RETRY_AFTER_SECONDS,
     Admission,
 )
-from api.front_door import FrontDoor
+from api.front_door.door import FrontDoor
 from contract.errors import Overloaded
 from tests.conftest import settings_for_tests
 

@@ -1,8 +1,8 @@
-"""Apollo Client's persisted-query link (npm `@apollo/client`, tests/node/persisted.mjs) against
-the service under uvicorn (api/persisted_queries.py): with automatic persisted queries the first
-request of a document misses and is sent again with its text, and later ones are hits by hash;
-in trusted-documents mode the examples' manifest answers at once by hash and a document outside
-it is refused."""
+"""Apollo Client's persisted-query link (npm `@apollo/client`, tests/node/persisted.mjs) against the
+service under uvicorn (api/front_door/persisted_queries.py): with automatic persisted queries the
+first request of a document misses and is sent again with its text, and later ones are hits by hash;
+in trusted-documents mode the examples' manifest answers at once by hash and a document outside it
+is refused."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from api.persisted_queries import MANIFEST_NAME
+from api.front_door.trusted_documents import MANIFEST_NAME
 from tests.support.graph_builder import GraphBuilder
 from tests.support.node_tools import REPOSITORY, run_script
 from tests.support.serving import Served, served_process, service_environment

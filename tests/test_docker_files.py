@@ -14,7 +14,7 @@ from pathlib import Path
 import yaml
 
 from api.settings import Settings
-from tests.support.node_tools import debian_program
+from tests.support.debian_programs import debian_program
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCKER = ROOT / "docker"
@@ -43,7 +43,7 @@ def compose_config(**environment: str) -> dict[str, object]:
 def test_the_compose_file_is_valid_and_runs_neo4j_5_26_community_and_the_service() -> None:
     services = compose_config()["services"]
     assert isinstance(services, dict)
-    assert set(services) == {"neo4j", "evidencegraph", "load", "replica", "proxy"}
+    assert set(services) == {"neo4j", "evidencegraph", "load", "replica", "redis", "proxy"}
     assert services["neo4j"]["image"] == "neo4j:5.26-community"
     assert services["evidencegraph"]["ports"][0].startswith("127.0.0.1:8000:8000")
 
@@ -68,7 +68,7 @@ def test_the_image_copies_every_python_package_of_the_service() -> None:
     assert set(shipped) <= copied, f"not copied into the image: {sorted(set(shipped) - copied)}"
 
 
-def test_profile_scale_runs_two_replicas_of_the_service_behind_a_pinned_nginx() -> None:
+def test_profile_scale_runs_two_replicas_sharing_a_redis_behind_a_pinned_nginx() -> None:
     services = compose_config()["services"]
     assert isinstance(services, dict)
     replica, proxy = services["replica"], services["proxy"]
@@ -86,6 +86,11 @@ def test_profile_scale_runs_two_replicas_of_the_service_behind_a_pinned_nginx() 
     assert settings.neo4j_uri == "bolt://neo4j:7687" and settings.auth_mode == "apikeys"
     assert settings.metrics_enabled and settings.metrics_token is None  # loopback only
     assert settings.log_format == "json"
+    # The front door's state is one for both replicas (docs/operations.md, "What is shared
+    # where"), in the profile's own Redis, pinned.
+    assert settings.front_door_store == "redis://redis:6379/0"
+    assert services["redis"]["profiles"] == ["scale"] and "ports" not in services["redis"]
+    assert re.fullmatch(r"redis:7\.\d+\.\d+-alpine", services["redis"]["image"])
     # Stopping a replica waits for its requests in flight (REQUEST_TIMEOUT_SECONDS + margin).
     grace = int(replica["stop_grace_period"].rstrip("s"))
     assert grace > settings.request_timeout_seconds

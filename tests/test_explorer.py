@@ -25,7 +25,8 @@ from graphql import (
 
 from api.app import create_app
 from api.explorer import EXPLORER_DIR, check_built, missing_build
-from api.persisted_queries import MANIFEST_NAME, load_manifest, sha256_hex
+from api.front_door.persisted_queries import sha256_hex
+from api.front_door.trusted_documents import MANIFEST_NAME, load_manifest
 from api.settings import SettingsError
 from contract.errors import Unauthenticated
 from retrieval.stop_words import STOP_WORDS

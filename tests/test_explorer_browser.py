@@ -32,7 +32,7 @@ from typing import Any
 import httpx
 import pytest
 
-from api.persisted_queries import MANIFEST_NAME
+from api.front_door.trusted_documents import MANIFEST_NAME
 from commands.demo_command import load_demo
 from graph.driver import Graph
 from graph.graph_schema import apply_schema

@@ -1,4 +1,4 @@
-"""The front door on the real service (api/front_door.py, issue 27): cost limits refused before
+"""The front door on the real service (api/front_door/door.py, issue 27): cost limits refused before
 any statement, admission refusing only when the queue is full, rate limits per caller,
 persisted operations (APQ and trusted documents), the cost in every answer, and hostile
 documents refused with a code, never a 5xx."""
@@ -19,7 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from api.app import create_app
-from api.persisted_queries import MANIFEST_NAME, manifest_of, sha256_hex
+from api.front_door.persisted_queries import sha256_hex
+from api.front_door.trusted_documents import MANIFEST_NAME, manifest_of
 from api.settings import Settings, SettingsError
 from graph.driver import Graph
 from tests.conftest import Client, serving
@@ -394,7 +395,9 @@ def test_trusted_documents_set_to_no_file_stops_start_up() -> None:
 def test_the_examples_ship_their_manifest() -> None:
     texts = [path.read_text() for path in sorted(EXAMPLES.glob("*.graphql"))]
     shipped = json.loads((EXAMPLES / MANIFEST_NAME).read_text())
-    assert shipped == manifest_of(texts), "run `python -m api.persisted_queries examples`"
+    assert shipped == manifest_of(texts), (
+        "run `python -m api.front_door.trusted_documents examples`"
+    )
 
 
 async def test_metrics_and_the_request_log_show_cost_queue_and_refusals(

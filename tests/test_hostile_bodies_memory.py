@@ -1,10 +1,10 @@
 """A gigabyte of hostile bodies leaves a served process within a stated bound of its memory
-(contract §7: "What the front door remembers per caller or per request is bounded in bytes";
-issue 38 §2). The bodies are the issue's: `{ grantedWorkspaces }` with an undeclared variable
-whose name fills a megabyte, 300 of which once grew the process by 288 MB; each also comes under
-a document of its own, registered as an automatic persisted query, so that every memory a body
-can reach (api/bounded_memory.py; docs/security.md, "What the service remembers") is reached.
-The figures land in test-output/memory-bounds.json."""
+(contract §7: "What the front door remembers per caller or per request is bounded in bytes"; issue
+38 §2). The bodies are the issue's: `{ grantedWorkspaces }` with an undeclared variable whose name
+fills a megabyte, 300 of which once grew the process by 288 MB; each also comes under a document of
+its own, registered as an automatic persisted query, so that every memory a body can reach
+(api/front_door/bounded_memory.py; docs/security.md, "What the service remembers") is reached. The
+figures land in test-output/memory-bounds.json."""
 
 from __future__ import annotations
 

@@ -18,9 +18,9 @@ import pytest
 from graphql import parse
 from starlette.types import Message
 
-from api.persisted_queries import MANIFEST_NAME
-from api.query_cost import operation_cost
-from api.rate_limit import caller_of
+from api.front_door.query_cost import operation_cost
+from api.front_door.rate_limit import caller_of
+from api.front_door.trusted_documents import MANIFEST_NAME
 from api.schema import create_schema
 from graph.driver import Graph
 from graph.graph_schema import apply_schema

@@ -1,8 +1,8 @@
-"""What the front door remembers per caller or per request is bounded in bytes (contract §7,
-issue 38 §2; api/bounded_memory.py): the cost cache keys what a price reads (the document and
-its declared variables), and it, the persisted-query store, the admission's and the rate
-limits' maps are each bounded in entries and in bytes. tests/test_hostile_bodies_memory.py
-shows a served process within its bound under a gigabyte of hostile bodies."""
+"""What the front door remembers per caller or per request is bounded in bytes (contract §7, issue
+38 §2; api/front_door/bounded_memory.py): the cost cache keys what a price reads (the document and
+its declared variables), and it, the persisted-query store, the admission's and the rate limits'
+maps are each bounded in entries and in bytes. tests/test_hostile_bodies_memory.py shows a served
+process within its bound under a gigabyte of hostile bodies."""
 
 from __future__ import annotations
 
@@ -13,13 +13,13 @@ from graphql import parse
 from hypothesis import given
 from hypothesis import strategies as st
 
-from api import rate_limit
-from api.admission import Admission
-from api.bounded_memory import MAX_KEY_CHARS, BoundedCache
-from api.front_door import COST_CACHE_BYTES, FrontDoor
-from api.persisted_queries import KEPT_BYTES, PersistedQueries
-from api.query_cost import operation_cost
-from api.rate_limit import RateLimits, caller_of
+from api.front_door import rate_limit
+from api.front_door.admission import Admission
+from api.front_door.bounded_memory import MAX_KEY_CHARS, BoundedCache
+from api.front_door.door import COST_CACHE_BYTES, FrontDoor
+from api.front_door.persisted_queries import KEPT_BYTES, PersistedQueries
+from api.front_door.query_cost import operation_cost
+from api.front_door.rate_limit import RateLimits, caller_of
 from api.schema import create_schema
 from contract.scope import Grant
 from tests.support.manual_clock import ManualClock
@@ -90,13 +90,13 @@ def test_a_bounded_cache_never_holds_more_than_its_entries_and_bytes(
 # The other memories -----------------------------------------------------------------------------
 
 
-def test_the_persisted_queries_kept_are_bounded_in_bytes() -> None:
+async def test_the_persisted_queries_kept_are_bounded_in_bytes() -> None:
     """1,000 documents of 16,384 characters outside ASCII: 64 MB before this bound."""
     persisted = PersistedQueries()
     for n in range(1000):
         text = f"query Q{n} {{ grantedWorkspaces }} #" + "😀" * 16_000
         digest = hashlib.sha256(text.encode()).hexdigest()
-        persisted.resolve(text, {"persistedQuery": {"version": 1, "sha256Hash": digest}})
+        await persisted.resolve(text, {"persistedQuery": {"version": 1, "sha256Hash": digest}})
         assert persisted.kept.bytes <= KEPT_BYTES
     assert len(persisted.kept) < 1000
 

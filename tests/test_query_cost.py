@@ -1,4 +1,4 @@
-"""The static cost of a document (contract/query_costs.py, api/query_cost.py), without a
+"""The static cost of a document (contract/query_costs.py, api/front_door/query_cost.py), without a
 database: every field that returns a list or objects has a rule; the cost is monotone in every
 bound; aliases add up; fragments, inline fragments, variables and directives hide nothing; the
 pricing of hostile documents stays bounded."""
@@ -12,9 +12,9 @@ from graphql import GraphQLObjectType, get_named_type, is_composite_type, parse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from api.admission import Admission
-from api.front_door import FrontDoor
-from api.query_cost import MAX_VISITS, TooComplex, operation_cost, returns_list
+from api.front_door.admission import Admission
+from api.front_door.door import FrontDoor
+from api.front_door.query_cost import MAX_VISITS, TooComplex, operation_cost, returns_list
 from api.schema import create_schema
 from contract.arguments import (
     EVIDENCE_LIMIT,

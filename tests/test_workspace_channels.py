@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from api.persisted_queries import sha256_hex
+from api.front_door.persisted_queries import sha256_hex
 from embedding.hashing import HashEmbedder
 from embedding.query_cache import QueryEmbedder
 from graph.driver import Graph

@@ -18,29 +18,14 @@ from typing import Any
 
 import pytest
 
+from tests.support.debian_programs import CHROMIUM, debian_program, set_up
+
 REPOSITORY = Path(__file__).resolve().parents[2]
 NODE_DIR = REPOSITORY / "tests" / "node"
 WEB_DIR = REPOSITORY / "web"
 EXPLORER_DIR = REPOSITORY / "explorer"
-CHROMIUM = Path("/usr/bin/chromium")
+
 MINIMUM_NODE_MAJOR = 20
-
-
-def _run(command: list[str], cwd: Path | None = None, timeout: float = 600) -> str:
-    """Run a set-up command; fail the test with its output when it fails."""
-    try:
-        done = subprocess.run(
-            command, cwd=cwd, capture_output=True, text=True, timeout=timeout, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired) as error:
-        pytest.fail(f"`{' '.join(command)}` could not run: {error}", pytrace=False)
-    if done.returncode != 0:
-        pytest.fail(
-            f"`{' '.join(command)}` failed ({done.returncode}):\n{done.stdout[-3000:]}"
-            f"\n{done.stderr[-3000:]}",
-            pytrace=False,
-        )
-    return done.stdout
 
 
 def node() -> str:
@@ -52,7 +37,7 @@ def node() -> str:
             "install it (e.g. `apt-get install nodejs npm`).",
             pytrace=False,
         )
-    version = _run([found, "--version"]).strip().lstrip("v")
+    version = set_up([found, "--version"]).strip().lstrip("v")
     if int(version.split(".")[0]) < MINIMUM_NODE_MAJOR:
         pytest.fail(f"Node {version} is too old: the client tests need Node 20+.", pytrace=False)
     return found
@@ -62,7 +47,7 @@ def npm_packages(directory: Path) -> Path:
     """`directory/node_modules`, installed from its lockfile (`npm ci`) when missing."""
     node()
     if not (directory / "node_modules" / ".package-lock.json").is_file():
-        _run(["npm", "ci", "--no-audit", "--no-fund"], cwd=directory)
+        set_up(["npm", "ci", "--no-audit", "--no-fund"], cwd=directory)
     return directory / "node_modules"
 
 
@@ -79,24 +64,8 @@ def explorer_built() -> Path:
     ]
     newest = max(path.stat().st_mtime for path in sources if path.is_file())
     if not built.is_file() or built.stat().st_mtime < newest:
-        _run(["npm", "run", "build"], cwd=EXPLORER_DIR)
+        set_up(["npm", "run", "build"], cwd=EXPLORER_DIR)
     return EXPLORER_DIR / "dist"
-
-
-def debian_program(program: Path, package: str) -> Path:
-    """`program`, installed from Debian's `package` with apt-get when missing."""
-    if not program.is_file():
-        if shutil.which("apt-get") is None:
-            pytest.fail(
-                f"{program} is missing and there is no apt-get to install it; install "
-                f"Debian's `{package}` package.",
-                pytrace=False,
-            )
-        _run(["apt-get", "update"], timeout=900)
-        _run(["apt-get", "install", "-y", package], timeout=1800)
-        if not program.is_file():
-            pytest.fail(f"`apt-get install {package}` did not provide {program}", pytrace=False)
-    return program
 
 
 def chromium() -> Path:

@@ -39,6 +39,19 @@ def wait_for(condition: Callable[[], bool], what: str, log: Path) -> None:
         time.sleep(0.05)
 
 
+def stop_process(process: subprocess.Popen[bytes] | None) -> None:
+    """SIGTERM to `process` (and SIGKILL if it lingers past PROCESS_WAIT); returns once it has
+    ended. Nothing when there is none or it has ended already."""
+    if process is None or process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=PROCESS_WAIT)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 def log_messages(log: Path) -> list[str]:
     """The `message` of every JSON line of a served process's log (LOG_FORMAT=json)."""
     messages = []

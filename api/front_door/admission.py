@@ -28,7 +28,14 @@ timeout); a caller that stays quiet for `Retry-After` past its next turn starts 
 is the process's state, not the caller's doing, and is not serialized per caller: the clients of
 one key beyond the queue are each refused at once.
 
-What the pacing remembers is bounded in bytes (api/bounded_memory.py): at most
+With FRONT_DOOR_STORE set, a caller's turns are kept in the shared store (api/front_door/store.py)
+for every process and replica, each refusal's turn one call of the script `TURN` (the same rule
+as `_callers_turn`, in Lua, run atomically on the server's clock); while the store cannot be
+reached, this process's turns answer. The connection's pause stays in the process that holds
+the connection. Admission itself (slots and queue) is always this process's own: it protects
+this process's cores.
+
+What the pacing remembers is bounded in bytes (api/front_door/bounded_memory.py): at most
 `REMEMBERED_REFUSALS` connections and as many callers, each under a key of at most a digest's
 length (a connection's address may come from a forwarded header, a caller's subject from a
 token), so about 2 MB each at most.
@@ -57,7 +64,8 @@ from collections import OrderedDict, deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from typing import Protocol, TypeVar
 
-from api.bounded_memory import MAX_KEY_CHARS, bounded_key
+from api.front_door.bounded_memory import MAX_KEY_CHARS, bounded_key
+from api.front_door.store import KEY_PREFIX, FrontDoorStore, StoreUnavailable
 from contract.errors import Overloaded
 
 RETRY_AFTER_SECONDS = 1
@@ -90,6 +98,7 @@ class Admission:
         refusal_pause: float = REFUSAL_PAUSE_SECONDS,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         clock: Callable[[], float] = time.monotonic,
+        store: FrontDoorStore | None = None,
     ) -> None:
         self.slots = slots
         self.queue = queue
@@ -104,6 +113,7 @@ class Admission:
         self.executing = 0
         self.waiters: deque[asyncio.Future[None]] = deque()
         self.observer = observer
+        self.shared_turn = store.script(TURN) if store is not None else None
 
     @property
     def waiting(self) -> int:
@@ -165,7 +175,7 @@ class Admission:
         all its connections together, further apart each time (see the module docstring)."""
         pause = self.refusal_pause if self._came_back_early(client) else 0.0
         if caller is not None:
-            pause = max(pause, self._callers_turn(caller))
+            pause = max(pause, await self._turn_of(caller))
         if pause > 0:
             await self.sleep(pause)  # see the module docstring
         self._remember_refusal(client)
@@ -176,6 +186,18 @@ class Admission:
             return True
         refused = self.refused_at.get(_remembered_as(client))
         return refused is not None and self.clock() - refused < RETRY_AFTER_SECONDS
+
+    async def _turn_of(self, caller: Hashable) -> float:
+        """`_callers_turn`, from the shared store when there is one and it answers."""
+        if self.shared_turn is not None:
+            limits = [MAX_CALLER_INTERVAL_SECONDS, MAX_CALLER_WAIT_SECONDS, RETRY_AFTER_SECONDS]
+            try:
+                wait = await self.shared_turn([turn_key(caller)], [self.refusal_pause, *limits])
+            except StoreUnavailable:
+                pass  # fail open to this process's turns (api/front_door/store.py)
+            else:
+                return float(wait)
+        return self._callers_turn(caller)
 
     def _callers_turn(self, caller: Hashable) -> float:
         """Seconds until this caller's refusal may be answered: at once when it is new or has
@@ -238,3 +260,36 @@ def _forget(
         or now >= quiet_from(next(iter(memory.values()))) + RETRY_AFTER_SECONDS
     ):
         memory.popitem(last=False)
+
+
+# `Admission._callers_turn`, run by the store on its own clock: KEYS[1] the caller's turn, ARGV
+# the pause, MAX_CALLER_INTERVAL_SECONDS, MAX_CALLER_WAIT_SECONDS, RETRY_AFTER_SECONDS and
+# (tests only) the time to use instead of the server's. Returns the seconds until the turn; the
+# turn expires once its caller would start afresh.
+TURN = """
+local pause, max_interval = tonumber(ARGV[1]), tonumber(ARGV[2])
+local max_wait, quiet = tonumber(ARGV[3]), tonumber(ARGV[4])
+local now = tonumber(ARGV[5])
+if not now then
+  local time = redis.call('TIME')
+  now = tonumber(time[1]) + tonumber(time[2]) / 1000000
+end
+local turn, interval = now, pause
+local last = redis.call('HMGET', KEYS[1], 'turn', 'interval')
+if last[1] and pause > 0 then
+  local next_turn = tonumber(last[1]) + tonumber(last[2])
+  if now < next_turn + quiet then
+    turn = math.min(math.max(now, next_turn), now + max_wait)
+    interval = math.min(2 * tonumber(last[2]), max_interval)
+  end
+end
+redis.call('HSET', KEYS[1], 'turn', string.format('%.17g', turn),
+           'interval', string.format('%.17g', interval))
+redis.call('PEXPIRE', KEYS[1], math.ceil((turn + interval + quiet - now) * 1000))
+return string.format('%.17g', turn - now)
+"""
+
+
+def turn_key(caller: Hashable) -> str:
+    """The caller's refusal turn in the store."""
+    return f"{KEY_PREFIX}turn:{caller}"

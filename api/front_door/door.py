@@ -1,20 +1,21 @@
 """The front door of `/graphql` and of MCP tool calls (issues 27 and 38, docs/operations.md
 "The front door"): what a request passes before it may read the graph, in this order.
 
-    persisted operations  the document a hash names (api/persisted_queries.py)   view
-    admission             a slot of the process, or OVERLOADED (api/admission.py) view
-    query cost            the cost, or COST_LIMIT_EXCEEDED (api/query_cost.py)    extension
-    rate limit            the caller's points, or RATE_LIMITED (api/rate_limit.py) extension
+    persisted operations  the document a hash names (persisted_queries.py)   view
+    admission             a slot of the process, or OVERLOADED (admission.py) view
+    query cost            the cost, or COST_LIMIT_EXCEEDED (query_cost.py)    extension
+    rate limit            the caller's points, or RATE_LIMITED (rate_limit.py) extension
 
-("view": api/graphql_view.py; "extension": `PriceAndCharge` below.)
+(Modules of this package, api/front_door/; "view": api/graphql_view.py; "extension":
+`PriceAndCharge` below.)
 
-Cost and rate run in a Strawberry extension at the start of execution, after the document has
-parsed and validated (both kept per document text, api/graphql_document.py), and before any
-resolver: a refused request sends no statement. The cost is kept per document text, operation
-and what the price reads of its declared variables (`_cost_key`), at most `COST_CACHE_SIZE`
-entries and `COST_CACHE_BYTES` bytes (api/bounded_memory.py), so a known document is priced
-once. Every answer reports it in `extensions.cost` (`cost_extension`), as Shopify's and GitHub's
-APIs report theirs.
+Cost and rate run in a Strawberry extension at the start of execution, after the document has parsed
+and validated (both kept per document text, api/graphql_document.py), and before any resolver: a
+refused request sends no statement. The cost is kept per document text, operation and what the price
+reads of its declared variables (`_cost_key`), at most `COST_CACHE_SIZE` entries and
+`COST_CACHE_BYTES` bytes (api/front_door/bounded_memory.py), so a known document is priced once.
+Every answer reports it in `extensions.cost` (`cost_extension`), as Shopify's and GitHub's APIs
+report theirs.
 
 An MCP tool call passes the same door (contract §7: "The front door is one for every door"):
 `answer_tool` below, the same slot, price, rate and pacing, priced by mcpserver/tool_costs.py
@@ -28,7 +29,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -36,13 +37,15 @@ from graphql import DocumentNode, ExecutionResult, GraphQLError, GraphQLSchema
 from strawberry.extensions import SchemaExtension
 
 from api import request_record
-from api.admission import Admission
-from api.bounded_memory import BoundedCache
+from api.front_door.admission import Admission
+from api.front_door.bounded_memory import BoundedCache
+from api.front_door.persisted_queries import PersistedQueries
+from api.front_door.query_cost import TooComplex, declared_variables, operation_cost
+from api.front_door.rate_limit import CallerBudgets, RateLimits, caller_of
+from api.front_door.store import FrontDoorStore
+from api.front_door.trusted_documents import load_manifests
 from api.graphql_document import CACHEABLE_DOCUMENT_CHARS
 from api.metrics import Metrics
-from api.persisted_queries import PersistedQueries, load_manifests
-from api.query_cost import TooComplex, declared_variables, operation_cost
-from api.rate_limit import RateLimits, caller_of
 from api.settings import Settings, SettingsError
 from contract.errors import CostLimitExceeded, EvidenceGraphError, RateLimited
 from contract.scope import Grant
@@ -62,10 +65,11 @@ MIN_SLOTS = 4
 # under overload took twice as long as one at saturation, and its p99 more than twice (`make
 # bench`, docs/benchmarks.md, "The front door"). Half keeps the slots fed between operations
 # while an overloaded answer takes about one and a half times as long; the rest are refused
-# with `Retry-After` (api/admission.py).
+# with `Retry-After` (api/front_door/admission.py).
 QUEUE_PER_SLOT = 0.5
 # Refusals a caller can send again at once, as cheaply: over the cost limit, over its rate.
-# Each is paced per connection and per caller (api/admission.py `pace_refusal`), at every door.
+# Each is paced per connection and per caller (api/front_door/admission.py `pace_refusal`), at
+# every door.
 REPEATABLE_REFUSALS = frozenset({CostLimitExceeded.code, RateLimited.code})
 
 
@@ -85,6 +89,21 @@ def cores() -> int:
         return os.cpu_count() or 1
 
 
+def shared_store(settings: Settings, metrics: Metrics | None = None) -> FrontDoorStore | None:
+    """The store FRONT_DOOR_STORE names (nothing is connected yet), or None when it is unset."""
+    if settings.front_door_store is None:
+        return None
+    timeout = settings.front_door_store_timeout_seconds
+    if timeout >= settings.request_timeout_seconds:
+        raise SettingsError(
+            f"FRONT_DOOR_STORE_TIMEOUT_SECONDS={timeout:g} is not below REQUEST_TIMEOUT_SECONDS="
+            f"{settings.request_timeout_seconds:g}: a request could wait for the store until it is "
+            "stopped. Lower it (a store on the same network answers in a millisecond)."
+        )
+    observer = metrics.front_door_store if metrics is not None else None
+    return FrontDoorStore.from_url(str(settings.front_door_store), timeout, observer)
+
+
 def default_slots() -> int:
     """This process's share of 4 slots per core, at least `MIN_SLOTS`."""
     try:
@@ -98,11 +117,15 @@ def default_slots() -> int:
 class FrontDoor:
     admission: Admission
     max_cost: int
-    rate_limits: RateLimits | None = None
+    rate_limits: RateLimits | None = None  # this process's buckets
     persisted: PersistedQueries | None = None
+    # FRONT_DOOR_STORE: the buckets, turns and persisted queries every replica shares
+    # (api/front_door/store.py); None: each process keeps its own.
+    store: FrontDoorStore | None = None
 
     @classmethod
     def from_settings(cls, settings: Settings, metrics: Metrics | None = None) -> FrontDoor:
+        store = shared_store(settings, metrics)
         slots = settings.graphql_max_concurrent_operations or default_slots()
         queue = settings.graphql_queue_length
         admission = Admission(
@@ -110,6 +133,7 @@ class FrontDoor:
             queue=max(1, int(slots * QUEUE_PER_SLOT)) if queue is None else queue,
             wait_seconds=settings.graphql_queue_wait_seconds,
             observer=metrics.admission if metrics is not None else None,
+            store=store,
         )
         per_minute = settings.graphql_rate_limit_per_minute
         if per_minute is not None and per_minute < settings.graphql_max_cost:
@@ -122,18 +146,36 @@ class FrontDoor:
         if settings.graphql_trusted_documents is not None:
             persisted = PersistedQueries(load_manifests(settings.graphql_trusted_documents))
         elif settings.graphql_persisted_queries:
-            persisted = PersistedQueries()
+            persisted = PersistedQueries(store=store)
         return cls(
             admission=admission,
             max_cost=settings.graphql_max_cost,
             rate_limits=RateLimits(per_minute) if per_minute is not None else None,
             persisted=persisted,
+            store=store,
         )
 
     def __post_init__(self) -> None:
         self.costs: BoundedCache[CostKey, int] = BoundedCache(
             COST_CACHE_SIZE, COST_CACHE_BYTES, _cost_key_bytes
         )
+        self.budgets = (
+            CallerBudgets(self.rate_limits, self.store) if self.rate_limits is not None else None
+        )
+
+    @contextlib.asynccontextmanager
+    async def serving(self) -> AsyncIterator[None]:
+        """The front door while the app serves: the store asked once at start (a store that
+        does not answer is logged, and the front door fails open until it does: start-up
+        never waits for it), its connections closed at the end."""
+        if self.store is None:
+            yield
+            return
+        await self.store.ping()
+        try:
+            yield
+        finally:
+            await self.store.close()
 
     def cost_of(
         self,
@@ -160,9 +202,10 @@ class FrontDoor:
     async def admitted(
         self, client: Hashable | None, grant: Grant | None
     ) -> AsyncIterator[Admitted]:
-        """Hold one admission slot while the block runs, or raise OVERLOADED (api/admission.py;
-        `client`: the connection, for its pause). A refusal the caller can repeat at once
-        (`Admitted.refused`) is paced after the slot is given back, so the pause holds none."""
+        """Hold one admission slot while the block runs, or raise OVERLOADED
+        (api/front_door/admission.py; `client`: the connection, for its pause). A refusal the caller
+        can repeat at once (`Admitted.refused`) is paced after the slot is given back, so the pause
+        holds none."""
         entry = Admitted(self, grant)
         try:
             async with self.admission.slot(client=client) as waited:
@@ -185,24 +228,31 @@ class FrontDoor:
         a slot, then its price (`cost`, mcpserver/tool_costs.py) against the cost limit and its
         caller's rate, then `answer`. Raises the refusal, coded as GraphQL's."""
         async with self.admitted(client, grant) as entry:
-            entry.charge(cost)
+            await entry.charge(cost)
             return await answer()
 
-    def price_and_charge(self, cost: int, grant: Grant | None) -> None:
+    async def price_and_charge(self, cost: int, grant: Grant | None) -> None:
         """Raise the request's refusal: over the cost limit, or over the caller's rate."""
         if cost > self.max_cost:
             raise CostLimitExceeded(cost, self.max_cost)
-        if self.rate_limits is not None:
-            self.rate_limits.charge(caller_of(grant), cost)
+        if self.budgets is not None:
+            left = await self.budgets.charge(caller_of(grant), cost)
+            record = request_record.current.get()
+            if record is not None:
+                record.points_available = left
 
-    def cost_extension(self, cost: int | None, grant: Grant | None) -> dict[str, object]:
+    async def cost_extension(self, cost: int | None, grant: Grant | None) -> dict[str, object]:
         """`extensions.cost` of an answer (0 when the request was refused before pricing)."""
         report: dict[str, object] = {"requestedQueryCost": cost or 0, "maximumCost": self.max_cost}
-        if self.rate_limits is not None:
+        if self.budgets is not None:
+            record = request_record.current.get()
+            available = record.points_available if record is not None else None
+            if available is None:  # not charged: asked of the bucket
+                available = await self.budgets.available(caller_of(grant))
             report["throttleStatus"] = {
-                "maximumAvailable": self.rate_limits.per_minute,
-                "currentlyAvailable": self.rate_limits.available(caller_of(grant)),
-                "restoreRate": round(self.rate_limits.per_second, 3),
+                "maximumAvailable": self.budgets.per_minute,
+                "currentlyAvailable": available,
+                "restoreRate": round(self.budgets.per_second, 3),
             }
         return report
 
@@ -227,13 +277,13 @@ class Admitted:
     grant: Grant | None
     refusal: str | None = None
 
-    def charge(self, cost: int) -> None:
+    async def charge(self, cost: int) -> None:
         """`FrontDoor.price_and_charge` for this request, its cost noted for its log line."""
         record = request_record.current.get()
         if record is not None:
             record.cost = cost
         try:
-            self.front_door.price_and_charge(cost, self.grant)
+            await self.front_door.price_and_charge(cost, self.grant)
         except EvidenceGraphError as refused:
             self.refused(refused.code)
             raise
@@ -283,7 +333,7 @@ class PriceAndCharge(SchemaExtension):
     def __init__(self, front_door: FrontDoor) -> None:
         self.front_door = front_door
 
-    def on_execute(self) -> Iterator[None]:
+    async def on_execute(self) -> AsyncIterator[None]:
         context = self.execution_context
         record = request_record.current.get()
         grant = getattr(context.context, "grant", None)
@@ -304,7 +354,7 @@ class PriceAndCharge(SchemaExtension):
             record.cost = cost
         if refusal is None and cost is not None:
             try:
-                self.front_door.price_and_charge(cost, grant)
+                await self.front_door.price_and_charge(cost, grant)
             except EvidenceGraphError as refused:
                 refusal = refused
         if refusal is not None:
