@@ -1,7 +1,7 @@
 """The first requests after the service's plans went cold (issue 38, §7 "Ready means ready").
 
     .venv/bin/python -m bench.first_requests [--home /tmp/eg-bench/first-requests/TREE] [--burn 2]
-        [--tree /path/to/other/checkout] [--json-out bench/first_requests.jsonl]
+        [--tree /path/to/other/checkout] [--json-out bench/first_requests.jsonl] [--prepare]
 
 Against a private Neo4j in `--home` holding the demo data and A Christmas Carol (loaded on the
 home's first use by `evidencegraph load`), `evidencegraph serve` runs from `--tree` (this
@@ -23,6 +23,7 @@ scopes, passage searches, walks of depth 1 and 2, lookups, and MCP tool calls), 
 other. It reports the seconds to the first successful answer (from the clock's start), the
 p95 of the 20 requests' latencies, how many failed and with which code, and the time `/readyz`
 took to say ready. `--burn N` runs N busy processes beside it (a loaded machine).
+`--prepare` only loads the home's data, so that two checkouts are then measured back to back.
 The service's own settings are its defaults (NEO4J_QUERY_TIMEOUT_SECONDS 10,
 REQUEST_TIMEOUT_SECONDS 30); the machine is shared: compare figures of one run.
 """
@@ -365,6 +366,15 @@ def summary(
     )
 
 
+async def prepare(home: Path, tree: Path) -> None:
+    """Only the data loaded into `home` (so that checkouts compared are measured back to back)."""
+    server = start(home, port=0, log=progress)
+    try:
+        load_once(tree, home, server, DATA)
+    finally:
+        stop(home)
+
+
 async def measure(home: Path, tree: Path, burn: int, logs: Path) -> list[Situation]:
     server = start(home, port=0, log=progress)
     try:
@@ -443,10 +453,14 @@ def main() -> None:
     parser.add_argument("--burn", type=int, default=0, help="busy processes beside it")
     parser.add_argument("--logs", type=Path, default=None)
     parser.add_argument("--json-out", type=Path, default=None)
+    parser.add_argument("--prepare", action="store_true", help="only load the home's data")
     arguments = parser.parse_args()
     logs = arguments.logs or Path(tempfile.mkdtemp(prefix="eg-first-requests-"))
     tree = arguments.tree.resolve()
     home = arguments.home or Path("/tmp/eg-bench/first-requests") / tree.name
+    if arguments.prepare:
+        asyncio.run(prepare(home, tree))
+        return
     situations = asyncio.run(measure(home, tree, arguments.burn, logs))
     print(table(situations))
     for situation in situations:
