@@ -311,9 +311,18 @@ async def answer_of(
     except (httpx.HTTPError, McpError) as error:
         return type(error).__name__
     if result.isError:
-        text = getattr(result.content[0], "text", "ERROR") if result.content else "ERROR"
-        return text.split(":", 1)[0].split()[0] if text.strip() else "ERROR"
+        return tool_error_code("".join(getattr(part, "text", "") for part in result.content))
     return None
+
+
+def tool_error_code(text: str) -> str:
+    """The code an MCP error result's text starts with (`RATE_LIMITED: …`)."""
+    return text.split(":", 1)[0].split()[0] if text.strip() else "ERROR"
+
+
+def counted(codes: dict[str, int]) -> str:
+    """`{"X": 2}` as "2 X" (a table's cell; "0" for none)."""
+    return ", ".join(f"{n} {code}" for code, n in codes.items()) or "0"
 
 
 @asynccontextmanager
@@ -433,7 +442,7 @@ def table(situations: Sequence[Situation]) -> str:
         "|---|---|---|---|---:|---:|---:|---|",
     ]
     for s in situations:
-        failed = ", ".join(f"{n} {code}" for code, n in s.failed.items()) or "0"
+        failed = counted(s.failed)
         ready = "never" if s.ready_seconds is None else f"{s.ready_seconds:.1f}"
         first = "none" if s.first_success_seconds is None else f"{s.first_success_seconds:.1f}"
         loads = ", ".join(f"{value:.1f}" for value in s.load_average)

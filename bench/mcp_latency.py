@@ -41,11 +41,13 @@ from mcp import ClientSession
 from bench.first_requests import (
     REPOSITORY,
     Service,
+    counted,
     load_once,
     mcp_session,
     percentile,
     progress,
     read_ids,
+    tool_error_code,
 )
 from localneo4j.server import start, stop
 
@@ -96,7 +98,7 @@ async def call(
     text = "".join(getattr(part, "text", "") for part in result.content)
     figures.characters = len(text)
     if result.isError:
-        code = text.split(":", 1)[0].split()[0] if text.strip() else "ERROR"
+        code = tool_error_code(text)
         figures.errors[code] = figures.errors.get(code, 0) + 1
 
 
@@ -179,7 +181,7 @@ def table(figures: Sequence[dict[str, Any]]) -> str:
         "|---|---|---:|---:|---:|---:|---|",
     ]
     for f in figures:
-        errors = ", ".join(f"{n} {code}" for code, n in f["errors"].items()) or "0"
+        errors = counted(f["errors"])
         lines.append(
             f"| {f['tool']} | {Path(f['tree']).name} | {f['calls']} | {f['p50_ms']:.1f}"
             f" | {f['p95_ms']:.1f} | {f['characters']} | {errors} |"
