@@ -1,12 +1,13 @@
 """The first requests after the service's plans went cold (issue 38, §7 "Ready means ready").
 
-    .venv/bin/python -m bench.first_requests [--home /tmp/eg-bench/first] [--burn 2]
-        [--tree /path/to/other/checkout] [--json-out bench/first_requests.jsonl]
+    .venv/bin/python -m bench.first_requests [--home /tmp/eg-bench/first-requests/TREE] [--burn 2]
+        [--tree /path/to/other/checkout] [--json-out bench/first_requests.jsonl] [--prepare]
 
-Against a private Neo4j holding the demo data and A Christmas Carol (loaded on first use, as
-`evidencegraph load` loads them), `evidencegraph serve` runs from `--tree` (this checkout by
-default; another one, say of `main`, to compare: its code first on the path) in three
-situations where Neo4j holds no plan for the service's statements:
+Against a private Neo4j in `--home` holding the demo data and A Christmas Carol (loaded on the
+home's first use by `evidencegraph load`), `evidencegraph serve` runs from `--tree` (this
+checkout by default; another one, say of `main`, to compare: with its own `.venv`, see
+bench/checkouts.py; its own `load` writes the graph, so give each checkout its own `--home`)
+in three situations where Neo4j holds no plan for the service's statements:
 
 - `serve starts`: Neo4j's query caches are cleared (`db.clearQueryCaches()`, as a new
   deployment or a load meets them), then `serve` starts; the clock starts with the process;
@@ -17,11 +18,12 @@ situations where Neo4j holds no plan for the service's statements:
   clock starts when Neo4j answers again.
 
 Each time a client waits until `/readyz` says ready (a load balancer does), then sends the
-same 20 requests, one of each kind (`FIRST_REQUESTS`: searches in each mode, with labels and
+same 20 requests, one of each kind (`first_requests()`: searches in each mode, with labels and
 scopes, passage searches, walks of depth 1 and 2, lookups, and MCP tool calls), one after the
 other. It reports the seconds to the first successful answer (from the clock's start), the
 p95 of the 20 requests' latencies, how many failed and with which code, and the time `/readyz`
 took to say ready. `--burn N` runs N busy processes beside it (a loaded machine).
+`--prepare` only loads the home's data, so that two checkouts are then measured back to back.
 The service's own settings are its defaults (NEO4J_QUERY_TIMEOUT_SECONDS 10,
 REQUEST_TIMEOUT_SECONDS 30); the machine is shared: compare figures of one run.
 """
@@ -39,8 +41,8 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,11 +51,12 @@ import httpx
 import neo4j
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import McpError
 
+from bench import checkouts
 from localneo4j.server import LocalServer, free_port, start, stop
 
-REPOSITORY = Path(__file__).resolve().parent.parent
-EVIDENCEGRAPH = str(Path(sys.executable).parent / "evidencegraph")
+REPOSITORY = checkouts.REPOSITORY
 DATA = (
     (REPOSITORY / "data" / "graphrag-operation-dulce", "demo"),
     (REPOSITORY / "data" / "graphrag-christmas-carol", "carol"),
@@ -134,7 +137,8 @@ class Situation:
     name: str
     tree: str
     burn: int
-    load_average: float
+    at: str  # UTC, when the 20 requests were answered
+    load_average: tuple[float, float, float]  # 1, 5 and 15 minutes, then
     ready_seconds: float | None  # from the clock's start until /readyz said ready
     first_success_seconds: float | None  # from the clock's start until the first good answer
     p95_seconds: float
@@ -147,8 +151,8 @@ def percentile(values: Sequence[float], fraction: float) -> float:
     return ordered[max(0, math.ceil(fraction * len(ordered)) - 1)]
 
 
-def load_average() -> float:
-    return os.getloadavg()[0]
+def load_average() -> tuple[float, float, float]:
+    return os.getloadavg()
 
 
 def burn() -> None:
@@ -173,21 +177,44 @@ def progress(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
 
 
-def load(server: LocalServer, path: Path, format_: str, workspace: str | None = None) -> None:
-    command = [EVIDENCEGRAPH, "load", "--format", format_]
+def load(
+    tree: Path, server: LocalServer, path: Path, format_: str, workspace: str | None = None
+) -> None:
+    """`evidencegraph load` of `tree` (its own loader writes the graph its service reads)."""
+    command = [checkouts.executable(tree, "evidencegraph"), "load", "--format", format_]
     if workspace is not None:
         command += ["--workspace", workspace]
-    environment = {**os.environ, **ENVIRONMENT, "NEO4J_URI": server.bolt_uri}
-    subprocess.run([*command, str(path)], env=environment, check=True, capture_output=True)
+    settings = {**ENVIRONMENT, "NEO4J_URI": server.bolt_uri}
+    done = subprocess.run(
+        [*command, str(path)], env=checkouts.environment(tree, settings), capture_output=True
+    )
+    if done.returncode != 0:
+        raise SystemExit(f"loading {path} failed ({done.returncode}): {done.stderr.decode()}")
 
 
-async def read_ids(uri: str) -> dict[str, str]:
+def load_once(
+    tree: Path, home: Path, server: LocalServer, data: Sequence[tuple[Path, str]]
+) -> None:
+    """`data` loaded into the Neo4j of `home` the first time a bench uses that home."""
+    if (home / "loaded").exists():
+        return
+    for path, workspace in data:
+        progress(f"loading {path.name} (once for this home)")
+        load(tree, server, path, "graphrag", workspace)
+    (home / "loaded").touch()
+
+
+async def read_ids(uri: str, name: str = "SCROOGE") -> dict[str, str]:
+    """A known entity (by its name), a passage mentioning it and that passage's document."""
     async with neo4j.AsyncGraphDatabase.driver(uri, auth=None) as driver:
         records, _, _ = await driver.execute_query(
             "MATCH (e:Entity)-[:MENTIONED_IN]->(c:Chunk)<-[:HAS_PART]-(d:Document)"
-            " WHERE e.name = 'SCROOGE' RETURN e.id AS entity, c.id AS passage,"
-            " d.id AS document LIMIT 1"
+            " WHERE e.name = $name RETURN e.id AS entity, c.id AS passage,"
+            " d.id AS document LIMIT 1",
+            name=name,
         )
+        if not records:
+            raise SystemExit(f"no entity named {name!r} with a passage in {uri}")
         return dict(records[0])
 
 
@@ -216,18 +243,27 @@ def new_label_bundle(directory: Path) -> Path:
 class Service:
     """`evidencegraph serve` from `tree`, on a free loopback port."""
 
-    def __init__(self, tree: Path, bolt_uri: str, log_path: Path) -> None:
+    def __init__(
+        self,
+        tree: Path,
+        bolt_uri: str,
+        log_path: Path,
+        settings: Mapping[str, str] | None = None,
+    ) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        environment = {
-            **os.environ,
-            **ENVIRONMENT,
-            "NEO4J_URI": bolt_uri,
-            "PYTHONPATH": str(tree.resolve()),
-            "GRAPHIQL_ENABLED": "false",  # another checkout may not have its web files built
-            "EXPLORER_ENABLED": "false",
-        }
-        command = [sys.executable, "-m", "commands.main", "serve", "--port", str(self.port)]
+        environment = checkouts.environment(
+            tree,
+            {
+                **ENVIRONMENT,
+                "NEO4J_URI": bolt_uri,
+                "GRAPHIQL_ENABLED": "false",  # another checkout may not have its web files built
+                "EXPLORER_ENABLED": "false",
+                **(settings or {}),
+            },
+        )
+        python = checkouts.executable(tree, "python")
+        command = [python, "-m", "commands.main", "serve", "--port", str(self.port)]
         self.log = log_path.open("wb")
         self.started = time.monotonic()
         self.process = subprocess.Popen(
@@ -258,27 +294,58 @@ class Service:
         self.log.close()
 
 
+async def answer_of(
+    http: httpx.AsyncClient, session: ClientSession, request: Request
+) -> str | None:
+    """Sends `request`; None when it was answered, else its error code (a GraphQL error's
+    `extensions.code`, an MCP error result's leading code, or what went wrong on the way)."""
+    try:
+        if request.door == "graphql":
+            response = await http.post("/graphql", json=request.body)
+            if response.headers.get("content-type", "").startswith("application/json"):
+                errors = response.json().get("errors") or []
+                if errors:
+                    return str(errors[0].get("extensions", {}).get("code", "ERROR"))
+            return None if response.status_code == 200 else f"HTTP {response.status_code}"
+        result = await session.call_tool(request.body["name"], request.body["arguments"])
+    except (httpx.HTTPError, McpError) as error:
+        return type(error).__name__
+    if result.isError:
+        return tool_error_code("".join(getattr(part, "text", "") for part in result.content))
+    return None
+
+
+def tool_error_code(text: str) -> str:
+    """The code an MCP error result's text starts with (`RATE_LIMITED: …`)."""
+    return text.split(":", 1)[0].split()[0] if text.strip() else "ERROR"
+
+
+def counted(codes: dict[str, int]) -> str:
+    """`{"X": 2}` as "2 X" (a table's cell; "0" for none)."""
+    return ", ".join(f"{n} {code}" for code, n in codes.items()) or "0"
+
+
+@asynccontextmanager
+async def mcp_session(url: str) -> AsyncIterator[ClientSession]:
+    """An initialized MCP session with the service at `url`, over its /mcp door."""
+    async with (
+        httpx.AsyncClient(timeout=120) as http,
+        streamable_http_client(f"{url}/mcp", http_client=http) as (read, write, _),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        yield session
+
+
 async def ask(service: Service, requests: Sequence[Request]) -> list[Answered]:
     answered: list[Answered] = []
     async with (
         httpx.AsyncClient(base_url=service.url, timeout=120) as http,
-        httpx.AsyncClient(timeout=120) as mcp_http,
-        streamable_http_client(f"{service.url}/mcp", http_client=mcp_http) as (read, write, _),
-        ClientSession(read, write) as session,
+        mcp_session(service.url) as session,
     ):
-        await session.initialize()
         for request in requests:
             started = time.monotonic()
-            code: str | None = None
-            if request.door == "graphql":
-                body = (await http.post("/graphql", json=request.body)).json()
-                errors = body.get("errors") or []
-                code = errors[0].get("extensions", {}).get("code", "ERROR") if errors else None
-            else:
-                result = await session.call_tool(request.body["name"], request.body["arguments"])
-                if result.isError:
-                    text = getattr(result.content[0], "text", "ERROR")
-                    code = text.split(":", 1)[0].split()[0]
+            code = await answer_of(http, session, request)
             finished = time.monotonic()
             answered.append(
                 Answered(request.kind, finished - started, code is None, code, finished)
@@ -298,6 +365,7 @@ def summary(
         name=name,
         tree=str(tree),
         burn=burn,
+        at=time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
         load_average=load_average(),
         ready_seconds=ready,
         first_success_seconds=first,
@@ -307,71 +375,102 @@ def summary(
     )
 
 
+async def prepare(home: Path, tree: Path) -> None:
+    """Only the data loaded into `home` (so that checkouts compared are measured back to back)."""
+    server = start(home, port=0, log=progress)
+    try:
+        load_once(tree, home, server, DATA)
+    finally:
+        stop(home)
+
+
 async def measure(home: Path, tree: Path, burn: int, logs: Path) -> list[Situation]:
     server = start(home, port=0, log=progress)
-    if not (home / "loaded").exists():
-        for path, workspace in DATA:
-            progress(f"loading {path.name} (once for this home)")
-            load(server, path, "graphrag", workspace)
-        (home / "loaded").touch()
-    ids = await read_ids(server.bolt_uri)
-    requests = first_requests(ids)
-    situations = []
-    with burning(burn):
-        progress("serve starts, Neo4j's plans cleared")
-        await clear_plans(server.bolt_uri)
-        service = Service(tree, server.bolt_uri, logs / "serve.log")
-        try:
-            ready = await service.ready(service.started)
-            answers = await ask(service, requests)
-            situations.append(summary("serve starts", tree, burn, service.started, ready, answers))
+    try:
+        load_once(tree, home, server, DATA)
+        ids = await read_ids(server.bolt_uri)
+        with burning(burn):
+            return await situations(home, server, tree, burn, logs, first_requests(ids))
+    finally:
+        stop(home)
 
-            progress("load adds a label")
-            with tempfile.TemporaryDirectory() as directory:
-                load(server, new_label_bundle(Path(directory)), "bundle")
-            loaded = time.monotonic()
-            ready = await service.ready(loaded)
-            answers = await ask(service, requests)
-            situations.append(summary("load adds a label", tree, burn, loaded, ready, answers))
 
-            progress("Neo4j restarts")
-            stop(home)
-            server = start(home, port=server.port, log=progress)
-            back = time.monotonic()
-            ready = await service.ready(back)
-            answers = await ask(service, requests)
-            situations.append(summary("Neo4j restarts", tree, burn, back, ready, answers))
-        finally:
-            service.close()
-    return situations
+async def situations(
+    home: Path,
+    server: LocalServer,
+    tree: Path,
+    burn: int,
+    logs: Path,
+    requests: Sequence[Request],
+) -> list[Situation]:
+    measured = []
+    progress("serve starts, Neo4j's plans cleared")
+    await clear_plans(server.bolt_uri)
+    service = Service(tree, server.bolt_uri, logs / "serve.log")
+    try:
+        ready = await service.ready(service.started)
+        answers = await ask(service, requests)
+        measured.append(summary("serve starts", tree, burn, service.started, ready, answers))
+        progress(table(measured[-1:]))
+
+        progress("load adds a label")
+        with tempfile.TemporaryDirectory() as directory:
+            load(tree, server, new_label_bundle(Path(directory)), "bundle")
+        loaded = time.monotonic()
+        ready = await service.ready(loaded)
+        answers = await ask(service, requests)
+        measured.append(summary("load adds a label", tree, burn, loaded, ready, answers))
+        progress(table(measured[-1:]))
+
+        progress("Neo4j restarts")
+        stop(home)
+        server = start(home, port=server.port, log=progress)
+        back = time.monotonic()
+        ready = await service.ready(back)
+        answers = await ask(service, requests)
+        measured.append(summary("Neo4j restarts", tree, burn, back, ready, answers))
+        progress(table(measured[-1:]))
+    finally:
+        service.close()
+    return measured
 
 
 def table(situations: Sequence[Situation]) -> str:
     lines = [
-        "| situation | load avg | ready (s) | first answer (s) | p95 of 20 (s) | failed |",
-        "|---|---:|---:|---:|---:|---|",
+        "| tree | situation | at | load avg 1/5/15 min | ready (s) | first answer (s)"
+        " | p95 of 20 (s) | failed |",
+        "|---|---|---|---|---:|---:|---:|---|",
     ]
     for s in situations:
-        failed = ", ".join(f"{n} {code}" for code, n in s.failed.items()) or "0"
+        failed = counted(s.failed)
         ready = "never" if s.ready_seconds is None else f"{s.ready_seconds:.1f}"
         first = "none" if s.first_success_seconds is None else f"{s.first_success_seconds:.1f}"
+        loads = ", ".join(f"{value:.1f}" for value in s.load_average)
         lines.append(
-            f"| {s.name} | {s.load_average:.1f} | {ready} | {first} | {s.p95_seconds:.2f}"
-            f" | {failed} |"
+            f"| {Path(s.tree).name} | {s.name} | {s.at} | {loads} | {ready} | {first}"
+            f" | {s.p95_seconds:.2f} | {failed} |"
         )
     return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--home", type=Path, default=Path("/tmp/eg-bench/first-requests"))
+    parser.add_argument(
+        "--home", type=Path, default=None, help="Neo4j home (/tmp/eg-bench/first-requests/TREE)"
+    )
     parser.add_argument("--tree", type=Path, default=REPOSITORY)
     parser.add_argument("--burn", type=int, default=0, help="busy processes beside it")
     parser.add_argument("--logs", type=Path, default=None)
     parser.add_argument("--json-out", type=Path, default=None)
+    parser.add_argument("--prepare", action="store_true", help="only load the home's data")
     arguments = parser.parse_args()
     logs = arguments.logs or Path(tempfile.mkdtemp(prefix="eg-first-requests-"))
-    situations = asyncio.run(measure(arguments.home, arguments.tree, arguments.burn, logs))
+    tree = arguments.tree.resolve()
+    home = arguments.home or Path("/tmp/eg-bench/first-requests") / tree.name
+    if arguments.prepare:
+        asyncio.run(prepare(home, tree))
+        return
+    situations = asyncio.run(measure(home, tree, arguments.burn, logs))
     print(table(situations))
     for situation in situations:
         slow = sorted(situation.answers, key=lambda a: -a.seconds)[:3]

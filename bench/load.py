@@ -1,7 +1,11 @@
 """The load benchmark: the service against the floor and against the peer, at two scales.
 
     .venv/bin/python -m bench [--quick] [--scales S,L] [--seconds 15] [--soak 300] [--hubs 20]
+        [--tree /path/to/other/checkout]
     make bench                      # installs wrk, the peer and matplotlib first
+
+`--tree` runs the service of another checkout (say one of `main`, before a change) on the same
+graphs, with that checkout's own `.venv` (bench/checkouts.py); the rest is this checkout's.
 
 For each scale (bench/build_graph.py's S and L, each in a private Neo4j under --work, built
 once and kept), in one run:
@@ -67,7 +71,7 @@ import httpx
 import neo4j
 
 from api.front_door.persisted_queries import sha256_hex
-from bench import build_graph, handwritten_search, hub_entities
+from bench import build_graph, checkouts, handwritten_search, hub_entities
 from bench.handwritten_search import HandwrittenSearch, read_indexes
 from bench.search_paths import service_environment
 from bench.vocabulary import search_queries
@@ -77,8 +81,10 @@ from localneo4j.server import free_port, start, stop
 REPOSITORY = Path(__file__).resolve().parent.parent
 PEER_DIR = REPOSITORY / "bench" / "peer"
 WRK_SCRIPT = REPOSITORY / "bench" / "wrk_graphql.lua"
-EVIDENCEGRAPH = str(Path(sys.executable).parent / "evidencegraph")
 CLIENTS = (1, 8, 32)
+# /readyz waits for every statement to be planned (docs/operations.md, "Plans: ready means
+# ready"): on 2 loaded cores that took 160 s for the demo data alone.
+READY_SECONDS = 900.0
 LIMIT, SUPPORT_LIMIT = 10, 3
 
 SERVICE_OPERATION = (
@@ -211,26 +217,41 @@ def service(
     logs: Path,
     settings: Mapping[str, str] | None = None,
     log_name: str | None = None,
+    tree: Path = REPOSITORY,
 ) -> Iterator[Server]:
-    """`evidencegraph serve` with the bench's settings (plus `settings`), its JSON log in
-    `logs` (`log_name`, or service-w<workers>.log)."""
+    """`evidencegraph serve` of the checkout `tree` (bench/checkouts.py) with the bench's
+    settings (plus `settings`), its JSON log in `logs` (`log_name`, or service-w<workers>.log)."""
     port = free_port()
     log = logs / (log_name or f"service-w{workers}.log")
-    environment = {
-        **os.environ,
-        **service_environment(bolt_uri),
-        "LOG_FORMAT": "json",
-        **(settings or {}),
-    }
-    command = [EVIDENCEGRAPH, "serve", "--port", str(port), "--workers", str(workers)]
+    environment = checkouts.environment(
+        tree, {**service_environment(bolt_uri), "LOG_FORMAT": "json", **(settings or {})}
+    )
+    evidencegraph = checkouts.executable(tree, "evidencegraph")
+    command = [evidencegraph, "serve", "--port", str(port), "--workers", str(workers)]
     with log.open("wb") as output:
         process = subprocess.Popen(command, env=environment, stdout=output, stderr=output)
     server = Server(f"service --workers {workers}", f"http://127.0.0.1:{port}", process, log)
     try:
-        wait_ready(server, "/readyz")
+        wait_ready(server, "/readyz", READY_SECONDS)
+        wait_answering(server)
         yield server
     finally:
         stop_server(server)
+
+
+def wait_answering(server: Server, seconds: float = 600) -> None:
+    """Until the service answers a search: this bench measures a warm service, and one that
+    leaves Neo4j's plans to its first requests (a checkout from before issue 38) fails those
+    BACKEND_UNAVAILABLE on a loaded machine while /readyz says ready."""
+    body = {"query": SERVICE_OPERATION, "variables": {"query": "warm"}}
+    deadline = time.monotonic() + seconds
+    while True:
+        answer = httpx.post(server.url + "/graphql", json=body, timeout=120)
+        if answer.status_code == 200 and "errors" not in answer.json():
+            return
+        if time.monotonic() > deadline:
+            raise SystemExit(f"{server.name} did not answer in {seconds:g} s: {answer.text[:500]}")
+        progress(f"{server.name}: not answering yet ({answer.text[:120]})")
 
 
 @contextlib.contextmanager
@@ -559,8 +580,8 @@ async def run_scale(arguments: argparse.Namespace, scale: str, first: bool) -> d
             ),
         }
         with (
-            service(bolt_uri, 1, logs) as one,
-            service(bolt_uri, 2, logs) as two,
+            service(bolt_uri, 1, logs, tree=arguments.tree) as one,
+            service(bolt_uri, 2, logs, tree=arguments.tree) as two,
             peer(bolt_uri, config, logs) as node,
         ):
             progress(
@@ -667,6 +688,7 @@ async def run_all(arguments: argparse.Namespace) -> dict[str, Any]:
             "hubs": arguments.hubs,
             "queries": arguments.queries,
             "clients": list(CLIENTS),
+            "tree": str(arguments.tree),
         },
         "scales": [],
     }
@@ -699,6 +721,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument(
         "--out", type=Path, default=REPOSITORY / "docs" / "benchmarks", help="results, plots"
+    )
+    parser.add_argument(
+        "--tree",
+        type=Path,
+        default=REPOSITORY,
+        help="the checkout whose service is measured (bench/checkouts.py; this one)",
     )
     parser.add_argument("--stop", action="store_true", help="stop each Neo4j after its scale")
     parser.add_argument("--no-report", action="store_true", help="results.json only")
