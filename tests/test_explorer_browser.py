@@ -165,7 +165,7 @@ def sent_by_hash(report: dict[str, Any]) -> None:
     manifest); the text went only after the service answered that hash
     PERSISTED_QUERY_NOT_FOUND (automatic persisted queries: the first time a process meets a
     document from callers of one grant), and never twice for one document and token, since the
-    service keeps what each grant's callers sent (api/persisted_queries.py).
+    service keeps what each grant's callers sent (api/front_door/persisted_queries.py).
     Each action's `operations` is what it sent less those misses."""
     manifest = json.loads(EXPLORER_MANIFEST.read_text())
     ids = {operation["name"]: operation["id"] for operation in manifest["operations"]}
